@@ -1,0 +1,1 @@
+"""Tasks and everything that publishes or loads them."""

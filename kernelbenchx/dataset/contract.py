@@ -1,0 +1,171 @@
+"""Numerical contracts: what a correct output is, stated so a prompt can say it and a checker can test it.
+
+Elementwise rule for floating tensors (``compare``):
+- same structure (tensor / tuple / list / python scalar), same shape, same dtype;
+- NaN exactly where the reference has NaN, ±inf exactly where the reference has ±inf;
+- finite values: |out − ref| ≤ atol + rtol·|ref|, where atol is scaled by the reference's RMS
+  when ``Tolerance.scale == "rms"`` (matrix products, whose error grows with the reduction length);
+- complex values: real and imaginary parts each by the float rule;
+- integer and boolean values: exactly equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+FLOAT_DEFAULTS = {
+    torch.float16: (5e-3, 5e-3),
+    torch.bfloat16: (1.6e-2, 1.6e-2),
+    torch.float32: (1e-5, 1e-5),
+    torch.float64: (1e-7, 1e-7),
+}
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rtol: float
+    atol: float
+    scale: str = "abs"  # "abs": atol as given; "rms": atol × RMS of the reference tensor
+
+    def describe(self) -> str:
+        atol = f"{self.atol:g}·RMS(reference)" if self.scale == "rms" else f"{self.atol:g}"
+        return f"|out − ref| ≤ {atol} + {self.rtol:g}·|ref| elementwise"
+
+
+def default_tolerance(dtype: torch.dtype) -> Tolerance:
+    rtol, atol = FLOAT_DEFAULTS.get(dtype, (1e-5, 1e-5))
+    return Tolerance(rtol, atol)
+
+
+@dataclass(frozen=True)
+class Contract:
+    """The numerical and behavioural promises a correct kernel must keep."""
+
+    dtypes: str  # prose: input and output dtypes
+    tolerance: Tolerance
+    accumulation: str = "fp32"
+    tf32: bool = False
+    mutates: tuple[int, ...] = ()  # positional arguments updated in place; their final values are compared
+    deterministic: bool = True  # False: repeated calls may differ in the last bits (atomics)
+    torch_ops: frozenset[str] = frozenset()  # aten compute ops allowed outside Triton (by overload packet name)
+    notes: str = ""
+
+    def describe(self) -> str:
+        lines = [
+            f"- Dtypes: {self.dtypes}.",
+            f"- Accumulate in {self.accumulation}."
+            + (" TF32 tensor-core products are allowed for fp32 inputs." if self.tf32
+               else " Do not use TF32 or lower precision for fp32 data (tl.dot(..., input_precision='ieee'))."),
+            f"- Tolerance: {self.tolerance.describe()}; NaN and ±inf must appear exactly where the reference "
+            "has them; integer and boolean outputs must match exactly; shapes and dtypes must match exactly.",
+        ]
+        if self.mutates:
+            lines.append(f"- Updates positional argument(s) {list(self.mutates)} in place; their final values are "
+                         "checked too. Other inputs must be left unchanged.")
+        else:
+            lines.append("- Inputs must be left unchanged; outputs must be new tensors (no aliasing of inputs).")
+        lines.append("- Two calls on the same inputs must give bitwise identical results."
+                     if self.deterministic else
+                     "- Repeated calls may differ within the tolerance (atomics are allowed).")
+        if self.notes:
+            lines.append(f"- {self.notes}")
+        return "\n".join(lines)
+
+    def compared_outputs(self, call: Any, output: Any) -> Any:
+        """What is compared: the return value, plus in-place arguments' final values."""
+        if not self.mutates:
+            return output
+        return (output, *(call.args[i] for i in self.mutates))
+
+    def compare(self, output: Any, expected: Any) -> str | None:
+        return compare(output, expected, self.tolerance)
+
+
+def compare(output: Any, expected: Any, tol: Tolerance, path: str = "output") -> str | None:
+    """None when `output` matches `expected` under `tol`, else a one-line reason naming where."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(output, torch.Tensor):
+            return f"{path}: expected a tensor, got {type(output).__name__}"
+        return compare_tensors(output, expected, tol, path)
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(output, (tuple, list)):
+            return f"{path}: expected a sequence of {len(expected)}, got {type(output).__name__}"
+        if len(output) != len(expected):
+            return f"{path}: expected {len(expected)} items, got {len(output)}"
+        for i, (o, e) in enumerate(zip(output, expected)):
+            reason = compare(o, e, tol, f"{path}[{i}]")
+            if reason:
+                return reason
+        return None
+    if isinstance(expected, (bool, int, float, complex)):
+        return compare_scalars(output, expected, tol, path)
+    if expected is None:
+        return None if output is None else f"{path}: expected None, got {type(output).__name__}"
+    return f"{path}: unsupported reference type {type(expected).__name__}"
+
+
+def compare_scalars(output: Any, expected: Any, tol: Tolerance, path: str) -> str | None:
+    if isinstance(output, torch.Tensor):
+        if output.numel() != 1:
+            return f"{path}: expected a scalar, got a tensor of shape {list(output.shape)}"
+        output = output.item()
+    if not isinstance(output, (bool, int, float, complex)):
+        return f"{path}: expected a number, got {type(output).__name__}"
+    dtype = torch.complex128 if isinstance(expected, complex) else (
+        torch.float64 if isinstance(expected, float) else torch.int64)
+    return compare_tensors(torch.tensor(output, dtype=dtype), torch.tensor(expected, dtype=dtype), tol, path)
+
+
+def compare_tensors(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str) -> str | None:
+    if out.dtype != ref.dtype:
+        return f"{path}: dtype {out.dtype} != expected {ref.dtype}"
+    if tuple(out.shape) != tuple(ref.shape):
+        return f"{path}: shape {list(out.shape)} != expected {list(ref.shape)}"
+    out, ref = out.detach().cpu(), ref.detach().cpu()
+    if ref.is_complex():
+        return (compare_tensors(out.real.contiguous(), ref.real.contiguous(), tol, f"{path}.real")
+                or compare_tensors(out.imag.contiguous(), ref.imag.contiguous(), tol, f"{path}.imag"))
+    if not ref.is_floating_point():
+        bad = out != ref
+        if bad.any():
+            idx = first_index(bad)
+            return (f"{path}: {int(bad.sum())} of {ref.numel()} values differ (exact match required); "
+                    f"first at {idx}: {out[idx].item()} != {ref[idx].item()}")
+        return None
+    return compare_floats(out.double(), ref.double(), tol, path)
+
+
+def compare_floats(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str) -> str | None:
+    nan_mismatch = torch.isnan(out) != torch.isnan(ref)
+    if nan_mismatch.any():
+        idx = first_index(nan_mismatch)
+        return (f"{path}: NaN positions differ at {int(nan_mismatch.sum())} elements; "
+                f"first at {idx}: {out[idx].item()} vs expected {ref[idx].item()}")
+    ref_inf, out_inf = torch.isinf(ref), torch.isinf(out)
+    inf_mismatch = (ref_inf != out_inf) | (ref_inf & (out != ref))
+    if inf_mismatch.any():
+        idx = first_index(inf_mismatch)
+        return (f"{path}: ±inf positions differ at {int(inf_mismatch.sum())} elements; "
+                f"first at {idx}: {out[idx].item()} vs expected {ref[idx].item()}")
+    finite = torch.isfinite(ref)
+    atol = tol.atol
+    if tol.scale == "rms" and finite.any():
+        atol = tol.atol * float(ref[finite].pow(2).mean().sqrt())
+    err = torch.where(finite, (out - ref).abs(), torch.zeros_like(ref))
+    bound = atol + tol.rtol * ref.abs()
+    bad = finite & (err > bound)
+    if bad.any():
+        idx = first_index(bad)
+        rel = (err / ref.abs().clamp_min(1e-30))[bad]
+        return (f"{path}: {int(bad.sum())} of {ref.numel()} values outside tolerance "
+                f"(rtol={tol.rtol:g}, atol={atol:.3g}); max abs err {float(err.max()):.3g}, "
+                f"max rel err {float(rel.max()):.3g}; first at {idx}: {out[idx].item():.6g} vs {ref[idx].item():.6g}")
+    return None
+
+
+def first_index(mask: torch.Tensor) -> tuple[int, ...]:
+    flat = int(mask.reshape(-1).nonzero()[0])
+    return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), mask.shape)) if mask.dim() else ()
