@@ -1,0 +1,71 @@
+"""Activation/combined_activation: tanh(sigmoid(X·W1)) ⊙ W2 + b, with batched X and broadcast W2 and b."""
+
+import math
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, sample
+
+
+def reference(input: torch.Tensor, weight1: torch.Tensor, weight2: torch.Tensor,
+              bias: torch.Tensor) -> torch.Tensor:
+    return torch.tanh(torch.sigmoid(torch.matmul(input, weight1))) * weight2 + bias
+
+
+def operands(gen, lead, d_in, d_out, w2_shape, b_shape, mode="standard"):
+    """X (*lead, d_in); W1 scaled by 1/√d_in so X·W1 stays O(1) and the sigmoid does not saturate."""
+    return Call(sample((*lead, d_in), gen, mode), sample((d_in, d_out), gen, mode) / math.sqrt(d_in),
+                sample(w2_shape, gen, mode), sample(b_shape, gen, mode))
+
+
+def fixed_cases(gen):
+    yield "tiny", operands(gen, (5,), 10, 3, (3,), (3,))
+    yield "zero_input", Call(torch.zeros(4, 8), sample((8, 6), gen), sample((6,), gen), sample((6,), gen))
+    yield "large_logits", Call(sample((16, 32), gen) * 4, sample((32, 24), gen) / 4, sample((24,), gen),
+                               torch.zeros(24))
+    yield "full_w2_scalar_bias", operands(gen, (17,), 33, 19, (17, 19), (1,))
+    yield "batched_row_w2", operands(gen, (3, 7), 16, 9, (7, 1), (9,))
+
+
+def random_cases(gen, mode):
+    yield "matrix", operands(gen, (127,), 96, 65, (65,), (65,), mode)
+    yield "batched", operands(gen, (3, 45), 64, 80, (45, 80), (80,), mode)
+    yield "wide", operands(gen, (200,), 256, 129, (129,), (200, 1), mode)
+
+
+def perf_cases(gen):
+    yield "n256", operands(gen, (256,), 256, 256, (256,), (256,))
+    yield "n2048", operands(gen, (2048,), 2048, 2048, (2048,), (2048,))
+    yield "n4096", operands(gen, (4096,), 4096, 4096, (4096,), (4096,))
+
+
+def flops(call, out):
+    x, w1 = call.args[0], call.args[1]
+    return 2.0 * x.numel() * w1.shape[1] + 10.0 * out.numel()
+
+
+TASK = Task(
+    id="Activation/combined_activation",
+    entry="combined_activation",
+    signature="combined_activation(input: Tensor, weight1: Tensor, weight2: Tensor, bias: Tensor) -> Tensor",
+    description="Computes Y = tanh(sigmoid(X·W1)) ⊙ W2 + b. `input` X has shape (*, N, D_in) with any number of "
+                "leading batch dimensions (possibly none); `weight1` W1 is (D_in, D_out) and multiplies the last "
+                "dimension of X, giving Z of shape (*, N, D_out). sigmoid and tanh are applied elementwise to Z, "
+                "the result is multiplied elementwise by `weight2` and then `bias` is added; both broadcast against "
+                "(*, N, D_out) by the usual broadcasting rules (e.g. shape (D_out,), (N, 1), (N, D_out) or (1,)), "
+                "and the output has the broadcast shape. (torch's `out=` argument is not part of this task.)",
+    math=r"Y = \tanh\big(\sigma(X W_1)\big) \odot W_2 + b,\quad \sigma(z) = 1/(1+e^{-z})",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="all inputs float32; output float32",
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tf32=True,
+                      notes="The tolerance admits TF32 products in X·W1 (about 1e-3 relative error), which the "
+                            "sigmoid/tanh then damp; atol is 1e-2 × RMS of the reference output."),
+    flops=flops,
+    unit="tf32",
+)

@@ -1,0 +1,92 @@
+"""Fusion/fused_gelu_min: GELU then the minimum over one dimension (values and indices) or over everything."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance, compare
+from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+
+
+def reference(input: torch.Tensor, approximate: str = "none", dim=None, keepdim: bool = False):
+    activated = F.gelu(input, approximate=approximate)
+    if dim is None:
+        return torch.min(activated)
+    values, indices = torch.min(activated, dim=dim, keepdim=keepdim)
+    return values, indices
+
+
+def check(call: Call, output, expected, contract: Contract):
+    """Values elementwise; indices may name any position holding the minimum (GELU is flat near its minimum,
+    so near-ties are common and the first-occurrence rule cannot be judged across implementations)."""
+    if not isinstance(expected, tuple):
+        return contract.compare(output, expected)
+    if not isinstance(output, (tuple, list)) or len(output) != 2:
+        return "output: expected a (values, indices) pair"
+    values, indices = output
+    reason = compare(values, expected[0], contract.tolerance, "output.values")
+    if reason:
+        return reason
+    if not isinstance(indices, torch.Tensor) or indices.dtype != torch.int64:
+        return "output.indices: expected an int64 tensor"
+    if tuple(indices.shape) != tuple(expected[1].shape):
+        return f"output.indices: shape {list(indices.shape)} != expected {list(expected[1].shape)}"
+    dim = call.kwargs.get("dim", call.args[2] if len(call.args) > 2 else None)
+    activated = F.gelu(call.args[0], approximate=call.kwargs.get("approximate", "none")).cpu()
+    idx = indices.detach().cpu()
+    if ((idx < 0) | (idx >= activated.shape[dim])).any():
+        return "output.indices: index out of range"
+    if not call.kwargs.get("keepdim", False):
+        idx = idx.unsqueeze(dim)
+    picked = activated.gather(dim, idx)
+    ref = expected[0].cpu() if call.kwargs.get("keepdim", False) else expected[0].cpu().unsqueeze(dim)
+    reason = compare(picked, ref, contract.tolerance, "gelu(input) at output.indices")
+    return f"{reason} (indices do not point at a minimum)" if reason else None
+
+
+def fixed_cases(gen):
+    yield "all", Call(torch.tensor([[0.5, -1.2, 3.0], [1.5, -0.3, 2.1]]))
+    yield "rows", Call(torch.tensor([[0.5, -1.2, 3.0], [1.5, -0.3, 2.1]]), dim=1)
+    yield "ramp_tanh_all", Call(torch.linspace(-6.0, 6.0, 1001), approximate="tanh")
+    yield "cols_keepdim", Call(sample((65, 9), gen), dim=0, keepdim=True)
+    yield "negative_dim_tanh", Call(sample((3, 5, 17), gen), "tanh", -1)
+    yield "positive_rows", Call(sample((16, 33), gen).abs() + 0.1, dim=1)
+
+
+def random_cases(gen, mode):
+    yield "rows", Call(sample((257, 1025), gen, mode), dim=1)
+    yield "cols_keepdim_tanh", Call(sample((1025, 129), gen, mode), "tanh", 0, True)
+    yield "flat", Call(sample((100_003,), gen, mode))
+    yield "middle_dim", Call(sample((8, 63, 65), gen, mode), dim=1)
+
+
+def perf_cases(gen):
+    yield "rows_1024x4096", Call(sample((1024, 4096), gen), dim=1)
+    yield "rows_16384x8192", Call(sample((16384, 8192), gen), dim=1)
+    yield "all_n2^27", Call(sample((1 << 27,), gen))
+
+
+TASK = Task(
+    id="Fusion/fused_gelu_min",
+    entry="fused_gelu_min",
+    signature="fused_gelu_min(input: Tensor, approximate: str = 'none', dim: int | None = None, "
+              "keepdim: bool = False) -> Tensor | tuple[Tensor, Tensor]",
+    description="Applies GELU elementwise (x·Φ(x) with Φ the standard normal CDF when approximate='none', or "
+                "0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) when approximate='tanh') and takes the minimum. When "
+                "dim is None, returns the minimum over all elements as a 0-dim float32 tensor. Otherwise returns "
+                "a pair (values, indices): the minimum along dimension `dim` (negative allowed) as float32 and "
+                "the position of a minimum along that dimension as int64, both with `dim` removed (or kept with "
+                "size 1 when keepdim=True). The upstream `out=` argument is dropped.",
+    math=r"\mathrm{values}_j = \min_i \mathrm{GELU}(x_{ij}),\quad \mathrm{indices}_j = "
+         r"\arg\min_i \mathrm{GELU}(x_{ij})",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32; values float32; indices int64",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
+                      notes="GELU is flat around its minimum (x ≈ -0.75), so near-ties are common: any index "
+                            "whose GELU value equals the minimum within the tolerance is accepted."),
+    check=check,
+    flops=input_flops(9),
+)

@@ -1,0 +1,77 @@
+"""Fusion/fused_log_softmax_linear: log-softmax of a linear layer's output (x Wᵀ + b)."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, sample
+
+
+def reference(input: torch.Tensor, weight: torch.Tensor, bias=None, dim: int = -1, dtype=None) -> torch.Tensor:
+    return F.log_softmax(F.linear(input, weight, bias), dim=dim, dtype=dtype)
+
+
+def layer(gen, mode, batch, n_out, n_in, bias=True):
+    """Input, weight scaled like nn.Linear's init (logits of order 1) and optional bias."""
+    x = sample((*batch, n_in), gen, mode)
+    w = sample((n_out, n_in), gen, mode) / math.sqrt(n_in)
+    return (x, w, sample((n_out,), gen, mode) if bias else None)
+
+
+def fixed_cases(gen):
+    yield "example", Call(*layer(gen, "standard", (5,), 6, 10), -1)
+    yield "no_bias_dim1", Call(*layer(gen, "standard", (5,), 6, 10, bias=False), 1)
+    yield "dim0", Call(*layer(gen, "standard", (33,), 17, 24), 0)
+    yield "vector_input", Call(*layer(gen, "standard", (), 65, 31))
+    yield "batch_3d", Call(*layer(gen, "standard", (2, 7), 40, 48), -1)
+    yield "zeros", Call(torch.zeros(4, 8), torch.zeros(5, 8), None)
+    x, w, b = layer(gen, "standard", (9,), 50, 64)
+    yield "large_logits", Call(x * 30.0, w * 30.0, b * 100.0)
+    yield "float64_out", Call(*layer(gen, "standard", (16,), 33, 40), -1, torch.float64)
+    yield "float16_out", Call(*layer(gen, "standard", (16,), 33, 40), -1, dtype=torch.float16)
+
+
+def random_cases(gen, mode):
+    yield "rows", Call(*layer(gen, mode, (64,), 129, 200))
+    yield "batch_no_bias_float64", Call(*layer(gen, mode, (3, 37), 250, 96, bias=False), -1, torch.float64)
+    yield "dim0", Call(*layer(gen, mode, (100,), 33, 64), 0)
+
+
+def perf_cases(gen):
+    yield "32x1024x1024", Call(*layer(gen, "standard", (32,), 1024, 1024))
+    yield "32x16384x16384", Call(*layer(gen, "standard", (32,), 16384, 16384))
+    yield "4096x4096x4096", Call(*layer(gen, "standard", (4096,), 4096, 4096))
+
+
+def flops(call, out):
+    weight = call.args[1]
+    return 2 * out.numel() * weight.shape[1] + 5 * out.numel()
+
+
+TASK = Task(
+    id="Fusion/fused_log_softmax_linear",
+    entry="fused_log_softmax_linear",
+    signature="fused_log_softmax_linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, dim: int = -1, "
+              "dtype: torch.dtype | None = None) -> Tensor",
+    description="Applies a linear layer, y = input @ weightᵀ + bias (input (*, in_features), possibly 1-D; weight "
+                "(out_features, in_features); bias (out_features,) or None for no bias), then log-softmax along "
+                "dimension `dim` of y (negative dims count from the end; dim may also be a batch dimension): "
+                "out = y − max(y) − log Σ exp(y − max(y)), which must stay finite for large logits. When dtype is "
+                "given (torch.float64 or torch.float16), y is cast to that dtype before the log-softmax and the "
+                "output has that dtype; otherwise the output is float32. The output shape is (*, out_features).",
+    math=r"y = xA^\top + b,\qquad \mathrm{out}_i = y_i - \log\sum_j e^{y_j}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input, weight, bias float32; output float32, or `dtype` when given",
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tf32=True,
+                      notes="The linear layer is a matrix product: TF32 products with fp32 accumulation are "
+                            "allowed, hence the RMS-scaled tolerance."),
+    flops=flops,
+    unit="tf32",
+)

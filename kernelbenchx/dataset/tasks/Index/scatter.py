@@ -1,0 +1,75 @@
+"""Index/scatter: out-of-place scatter of `src` into a copy of `input` along `dim` (unique targets)."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
+
+
+def reference(input: torch.Tensor, dim: int, index: torch.Tensor, src) -> torch.Tensor:
+    return torch.scatter(input, dim, index, src)
+
+
+def unique_index(input_shape, index_shape, dim, gen):
+    """An index of `index_shape` whose entries along `dim` are distinct positions of input's `dim`, so no two
+    source elements hit the same target (duplicates make torch's result order-dependent)."""
+    dim = dim % len(input_shape)
+    shape = list(index_shape)
+    shape[dim] = input_shape[dim]
+    keys = uniform(shape, gen)
+    return keys.argsort(dim=dim).narrow(dim, 0, index_shape[dim]).contiguous()
+
+
+def case(input_shape, dim, index_shape, gen, mode="standard", src_shape=None):
+    index = unique_index(input_shape, index_shape, dim, gen)
+    return Call(sample(input_shape, gen, mode), dim, index, sample(src_shape or index_shape, gen, mode))
+
+
+def fixed_cases(gen):
+    src = torch.arange(1.0, 11.0).reshape(2, 5)
+    yield "example", Call(torch.zeros(3, 5), 0, torch.tensor([[0, 1, 2, 0]]), src)
+    yield "dim1", Call(torch.zeros(3, 5), 1, torch.tensor([[0, 1, 2], [4, 3, 0]]), src)
+    yield "negative_dim", case((4, 6, 5), -1, (4, 6, 3), gen)
+    yield "smaller_index", case((9, 13), 0, (4, 7), gen, src_shape=(6, 10))
+    yield "middle_dim", case((3, 11, 4), 1, (2, 11, 3), gen)
+    yield "scalar_value", Call(sample((5, 8), gen), 1, unique_index((5, 8), (5, 3), 1, gen), -2.5)
+    yield "empty_index", Call(sample((4, 4), gen), 0, torch.zeros(0, 4, dtype=torch.int64), sample((2, 4), gen))
+    yield "vector", case((100,), 0, (37,), gen)
+
+
+def random_cases(gen, mode):
+    yield "rows", case((1021, 129), 0, (511, 129), gen, mode)
+    yield "cols_src_larger", case((257, 1021), 1, (200, 300), gen, mode, src_shape=(257, 400))
+    yield "middle", case((7, 301, 67), 1, (7, 150, 67), gen, mode)
+
+
+def perf_cases(gen):
+    yield "rows_256x128", case((256, 128), 0, (128, 128), gen)
+    yield "rows_8192x128", case((8192, 128), 0, (4096, 128), gen)
+    yield "rows_65536x1024", case((65536, 1024), 0, (32768, 1024), gen)
+    yield "cols_8192x8192", case((8192, 8192), 1, (8192, 4096), gen)
+
+
+TASK = Task(
+    id="Index/scatter",
+    entry="scatter",
+    signature="scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float) -> Tensor",
+    description="Out-of-place torch.scatter: returns a copy of `input` in which, for every position p of the "
+                "int64 tensor `index` (same rank as input), the element at p with its coordinate along `dim` "
+                "replaced by index[p] is set to src[p] (or to the scalar `src`). For dim = 0 on 2-D: "
+                "out[index[i][j]][j] = src[i][j]. index.size(d) ≤ src.size(d) for all d and "
+                "index.size(d) ≤ input.size(d) for d ≠ dim; only the leading index-shaped block of src is used. "
+                "Negative `dim` counts from the end. Test indices never send two elements to the same target. "
+                "The output has input's shape and dtype; `input` is not modified.",
+    math=r"\mathrm{out}[\mathrm{index}[i][j][k]][j][k] = \mathrm{src}[i][j][k]\ (\dim=0)",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input, src float32; index int64 with input's rank; output float32, input's shape",
+                      tolerance=Tolerance(rtol=0.0, atol=0.0),
+                      notes="Pure data movement: values must match exactly. Targets are unique, so the result does "
+                            "not depend on write order."),
+    flops=lambda call, out: 0.0,
+)

@@ -1,0 +1,51 @@
+"""Math/reciprocal: elementwise 1 / x; integer inputs are promoted to float32."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+
+
+def reference(input: torch.Tensor) -> torch.Tensor:
+    return torch.reciprocal(input)
+
+
+def fixed_cases(gen):
+    inf, nan = float("inf"), float("nan")
+    yield "domain_edges", Call(torch.tensor([0.0, -0.0, inf, -inf, nan, 1.0, -1.0, 1e-30, -1e-30, 3e38, 0.5]))
+    yield "ramp", Call(torch.linspace(-10.0, 10.0, 1000))
+    yield "int32", Call(torch.tensor([0, 1, -1, 2, -3, 7, 1000, -65536], dtype=torch.int32))
+    yield "int64_matrix", Call(randint((17, 33), gen, -100, 100))
+    yield "matrix", Call(sample((33, 65), gen))
+
+
+def random_cases(gen, mode):
+    yield "vector", Call(sample((65_537,), gen, mode))
+    yield "matrix", Call(sample((129, 257), gen, mode) * 1e3)
+    yield "batch", Call(sample((4, 31, 127), gen, mode))
+
+
+def perf_cases(gen):
+    yield "n2^16", Call(sample((1 << 16,), gen))
+    yield "n2^24", Call(sample((1 << 24,), gen))
+    yield "n2^27", Call(sample((1 << 27,), gen))
+
+
+TASK = Task(
+    id="Math/reciprocal",
+    entry="reciprocal",
+    signature="reciprocal(input: Tensor) -> Tensor",
+    description="Returns 1 / x for every element x of `input`, as a new tensor of the same shape. Floating inputs "
+                "keep their dtype; integer inputs (int32, int64) are promoted to float32 (torch's default dtype) "
+                "before dividing, so integer 0 gives +inf. IEEE edge behaviour: 1/(+0) = +inf, 1/(-0) = -inf, "
+                "1/(±inf) = ±0, NaN stays NaN. (torch's `out=` argument is not part of the task.)",
+    math=r"y_i = 1 / x_i",
+    difficulty=2,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32 (or int32/int64, promoted) of any shape; output float32, same shape",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
+    flops=elementwise_flops(1),
+)

@@ -1,0 +1,64 @@
+"""Optimizer/RMSProp: one in-place RMSProp step on one parameter tensor."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+
+
+def reference(param, grad, square_avg, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+              weight_decay: float = 0.0):
+    if weight_decay != 0:
+        grad = grad + weight_decay * param
+    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+    avg = square_avg.sqrt().add_(eps)
+    param.addcdiv_(grad, avg, value=-lr)
+    return param, square_avg
+
+
+def state(shape, gen, mode="standard"):
+    """Parameter, gradient and a non-negative running mean of squared gradients."""
+    return sample(shape, gen, mode), sample(shape, gen, mode), sample(shape, gen).square()
+
+
+def fixed_cases(gen):
+    yield "first_step", Call(sample((7, 19), gen), sample((7, 19), gen), torch.zeros(7, 19))
+    yield "zero_grad", Call(sample((33,), gen), torch.zeros(33), torch.zeros(33), 0.1)
+    yield "mid_training", Call(*state((129, 65), gen), 1e-3, 0.9, 1e-6)
+    yield "weight_decay", Call(*state((1000,), gen), lr=0.05, weight_decay=0.1)
+    yield "large_eps", Call(*state((4, 5, 6), gen), 0.01, 0.99, 1.0, 0.01)
+
+
+def random_cases(gen, mode):
+    yield "vector", Call(*state((65_537,), gen, mode))
+    yield "matrix_decay", Call(*state((257, 513), gen, mode), 3e-3, 0.95, 1e-8, 0.05)
+    yield "batch", Call(*state((3, 61, 127), gen, mode), 0.02, 0.9)
+
+
+def perf_cases(gen):
+    yield "n2^20", Call(*state((1 << 20,), gen))
+    yield "n2^24", Call(*state((1 << 24,), gen))
+    yield "n2^26_decay", Call(*state((1 << 26,), gen), 1e-2, 0.99, 1e-8, 0.01)
+
+
+TASK = Task(
+    id="Optimizer/RMSProp",
+    entry="rmsprop_step",
+    signature="rmsprop_step(param: Tensor, grad: Tensor, square_avg: Tensor, lr: float = 1e-2, alpha: float = 0.99, "
+              "eps: float = 1e-8, weight_decay: float = 0.0) -> tuple[Tensor, Tensor]",
+    description="One RMSProp step (as torch.optim.RMSprop with momentum=0, centered=False) for a single parameter "
+                "tensor, updating `param` and `square_avg` (v) in place and returning them as (param, square_avg). "
+                "g = grad + weight_decay·param (when weight_decay ≠ 0, using the old param); "
+                "v ← alpha·v + (1−alpha)·g²; param ← param − lr·g / (√v + eps). "
+                "All tensors have the same shape; `grad` is not modified.",
+    math=r"v_t=\alpha v_{t-1}+(1-\alpha)g_t^2;\ \theta_t=\theta_{t-1}-\eta\,\frac{g_t}{\sqrt{v_t}+\epsilon}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="param, grad, square_avg float32 of one shape; returns the two updated float32 tensors",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=(0, 2),
+                      notes="The returned tensors are the updated inputs themselves (or equal to them)."),
+    flops=elementwise_flops(8),
+)

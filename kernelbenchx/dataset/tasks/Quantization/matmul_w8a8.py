@@ -1,0 +1,74 @@
+"""Quantization/matmul_w8a8: matmul with per-row int8 activations, per-column int8 weights, int32 accumulation."""
+
+import torch
+
+from kernelbenchx.dataset import quantized
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.quantized import Limits, activation_sample
+from kernelbenchx.dataset.task import Call, Task, sample
+
+TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
+LIMITS = Limits(rel_rmse=0.056, cosine=0.9984, rel_l1=0.058)
+
+
+def reference(input: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    return torch.matmul(input, weight)
+
+
+def check(call, output, expected, contract):
+    pipeline = quantized.matmul_w8a8(*call.args, **call.kwargs)
+    return quantized.judge(output, pipeline, expected, contract.tolerance, LIMITS)
+
+
+def fixed_cases(gen):
+    x, w = sample((16, 48), gen), sample((48, 24), gen)
+    x[3], x[:, 5], w[:, 7], w[11] = 0.0, 0.0, 0.0, 0.0
+    yield "zero_rows_and_columns", Call(x, w)
+    yield "one_by_one", Call(torch.tensor([[-0.75]]), torch.tensor([[3.0]]))
+    rows = torch.logspace(-3, 3, 8).reshape(8, 1)
+    yield "extreme_row_scales", Call(sample((8, 64), gen) * rows, sample((64, 40), gen) * rows.reshape(1, 8).repeat(1, 5))
+    yield "negative_zero", Call(torch.where(sample((9, 32), gen) > 0.5, -0.0, sample((9, 32), gen)), sample((32, 9), gen))
+    yield "small_integers_exact", Call(torch.randint(-127, 128, (12, 20), generator=gen).float(),
+                                       torch.randint(-127, 128, (20, 10), generator=gen).float())
+    yield "odd_sizes", Call(sample((33, 65), gen), sample((65, 17), gen))
+
+
+def random_cases(gen, mode):
+    yield "m32_k256_n128", Call(activation_sample((32, 256), gen, mode), activation_sample((256, 128), gen, mode))
+    yield "m64_k128_n64", Call(activation_sample((64, 128), gen, mode), activation_sample((128, 64), gen, mode))
+    yield "m97_k200_n131", Call(activation_sample((97, 200), gen, mode), activation_sample((200, 131), gen, mode))
+
+
+def perf_cases(gen):
+    for m, k, n in ((128, 256, 512), (1024, 2048, 4096), (4096, 4096, 4096)):
+        yield f"m{m}_k{k}_n{n}", Call(sample((m, k), gen).clamp(-10, 10), sample((k, n), gen).clamp(-10, 10))
+
+
+TASK = Task(
+    id="Quantization/matmul_w8a8",
+    entry="matmul_w8a8",
+    signature="matmul_w8a8(input: Tensor, weight: Tensor) -> Tensor",
+    description="W8A8 matrix multiplication of input (M, K) by weight (K, N), both float32, returning float32 "
+                "(M, N). The float reference is torch.matmul(input, weight); the kernel must instead compute it "
+                "through this exact quantization pipeline, with no quantized PyTorch APIs:\n"
+                "1. Activations, one scale per row m: s_x[m] = max_k |input[m, k]| / 127 (fp32); "
+                "q_x = clamp(round(input / s_x[m]), -127, 127) as int8, rounding half to even.\n"
+                "2. Weights, one scale per output column n: s_w[n] = max_k |weight[k, n]| / 127; "
+                "q_w = clamp(round(weight / s_w[n]), -127, 127) as int8, rounding half to even.\n"
+                "   A row or column whose max is 0 quantizes to all zeros.\n"
+                "3. acc[m, n] = Σ_k q_x[m, k]·q_w[k, n], accumulated exactly in int32.\n"
+                "4. out[m, n] = float(acc[m, n]) · s_x[m] · s_w[n] in fp32.",
+    math=r"s_x[m]=\max_k|X_{mk}|/127,\ s_w[n]=\max_k|W_{kn}|/127,\ "
+         r"Y_{mn}=s_x[m]\,s_w[n]\sum_k \mathrm{rne}(X_{mk}/s_x[m])\,\mathrm{rne}(W_{kn}/s_w[n])",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input (M, K) and weight (K, N) float32; output float32 (M, N)",
+                      tolerance=TOLERANCE, accumulation="int32 (exact integer dot products)",
+                      notes=quantized.describe_rules(TOLERANCE, LIMITS)),
+    flops=lambda call, out: 2.0 * call.args[0].shape[0] * call.args[0].shape[1] * call.args[1].shape[1],
+    unit="int8",
+    check=check,
+)
