@@ -5,7 +5,7 @@ against two results computed here from the call's inputs:
 - the faithful pipeline ``Q``: the exact scheme the prompt states (symmetric per-slice scales, round half to
   even, clamp, exact integer accumulation, dequantization), evaluated in float64 from fp32 scales;
 - the float reference ``F``.
-It must be close to ``Q`` (elementwise loosely, in RMS tightly: within a tenth of the quantization error
+It must be close to ``Q`` (elementwise loosely, in RMS tightly: within a fifth of the quantization error
 ``RMS(Q − F)``, so an unquantized or differently quantized computation fails) and close enough to ``F`` by
 scale-relative metrics whose limits are twice the worst a faithful implementation reached over the stage-1
 and stage-2 cases (measured over 200 stage-2 seeds).
@@ -22,8 +22,12 @@ import torch.nn.functional as F
 from kernelbenchx.dataset.contract import Tolerance, compare_floats
 from kernelbenchx.dataset.task import sample
 
-KAPPA = 0.1  # RMS(out − Q) may be at most this fraction of the quantization error RMS(Q − F)
-FLOOR = 1e-5  # ... plus this fraction of RMS(Q), for fp32 reassociation where Q ≈ F
+# RMS(out − Q) may be at most KAPPA × the quantization error RMS(Q − F). Legitimate fp32 orderings (reciprocal
+# multiply, half-away rounding) reach 0.06 through rare rounding flips near .5 ties; per-tensor instead of
+# per-row scales, group-wise scales, truncation, fp16 compute or quantizing one operand only reach ≥ 0.49.
+KAPPA = 0.2
+# ... plus FLOOR × RMS(Q): rounding of the output dtype, which is all that remains where Q ≈ F.
+FLOOR = {torch.float32: 1e-5, torch.float16: 1e-3}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,6 +61,10 @@ def matmul_w8a8(input: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     qx, sx = quantize(input, -1)
     qw, sw = quantize(weight, -2)
     return (qx @ qw) * sx * sw
+
+
+def bmm_w8a8(input: torch.Tensor, mat2: torch.Tensor) -> torch.Tensor:
+    return matmul_w8a8(input, mat2)
 
 
 def conv2d_w8a8(input, weight, bias=None, stride=1, padding=0) -> torch.Tensor:
@@ -129,13 +137,13 @@ class Limits:
                 f"Σ|out − float|/Σ|float| ≤ {self.rel_l1:g}")
 
 
-def describe_rules(tol: Tolerance, limits: Limits) -> str:
+def describe_rules(tol: Tolerance, limits: Limits, dtype: torch.dtype = torch.float32) -> str:
     """The judging rules, for the prompt."""
     return ("Judging (the float reference is the unquantized op; the pipeline is the quantized computation "
             "stated above, evaluated exactly): (1) elementwise against the pipeline, by the tolerance line "
             f"({tol.atol:g}·RMS(pipeline), which absorbs the rare one-step rounding flips that a different but "
             "legitimate order of fp32 operations causes near .5 ties); (2) RMS(out − pipeline) ≤ "
-            f"{KAPPA:g}·RMS(pipeline − float) + {FLOOR:g}·RMS(pipeline), so an unquantized or differently "
+            f"{KAPPA:g}·RMS(pipeline − float) + {FLOOR[dtype]:g}·RMS(pipeline), so an unquantized or differently "
             f"quantized computation fails; (3) against the float reference: {limits.describe()} (twice the worst "
             "a faithful implementation reaches on the test cases).")
 
@@ -155,13 +163,13 @@ def judge(out, pipeline: torch.Tensor, exact: torch.Tensor, tol: Tolerance, limi
     reason = compare_floats(out, q, tol, f"{path} vs quantized pipeline")
     if reason:
         return reason
-    err, delta = rms(out - q), rms(q - f)
-    if err > KAPPA * delta + FLOOR * rms(q):
+    err, delta, floor = rms(out - q), rms(q - f), FLOOR[exact.dtype] * rms(q)
+    if err > KAPPA * delta + floor:
         if rms(out - f) <= KAPPA * delta:
             return (f"{path}: matches the unquantized float result (RMS error vs float {rms(out - f):.3g}, "
                     f"while the quantized pipeline differs from float by {delta:.3g}): quantization not applied")
-        return (f"{path}: RMS(out − pipeline) = {err:.3g} > {KAPPA:g}·RMS(pipeline − float) + {FLOOR:g}·RMS(pipeline)"
-                f" = {KAPPA * delta + FLOOR * rms(q):.3g}: not the stated quantization scheme")
+        return (f"{path}: RMS(out − pipeline) = {err:.3g} > {KAPPA:g}·RMS(pipeline − float) + "
+                f"{FLOOR[exact.dtype]:g}·RMS(pipeline) = {KAPPA * delta + floor:.3g}: not the stated quantization scheme")
     got = Limits(rel_rmse(out, f), cosine(out, f), rel_l1(out, f))
     if got.rel_rmse > limits.rel_rmse or got.cosine < limits.cosine or got.rel_l1 > limits.rel_l1:
         return (f"{path}: vs float reference rel-RMSE {got.rel_rmse:.3g} (≤ {limits.rel_rmse:g}), cosine "

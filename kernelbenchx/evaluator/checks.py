@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from kernelbenchx.evaluator.verdict import Rejected, Verdict
 
+# numpy is not here: host-side numpy compute is invisible to the PyTorch operator recorder.
 ALLOWED_IMPORTS = {"torch", "triton", "math", "typing", "functools", "itertools", "numbers", "dataclasses",
-                   "collections", "operator", "enum", "numpy", "__future__"}
+                   "collections", "operator", "enum", "__future__"}
 # Modules whose import gets a specific reason, so a reviewer sees the intent and not just "not allowed".
 NAMED_IMPORTS = {
     "kernelbenchx": "imports_reference", "threading": "threads", "multiprocessing": "subprocesses",
@@ -36,7 +37,8 @@ FORBIDDEN_CHAINS = {
     "torch.library": "native_extension", "torch.Tensor._make_subclass": "tensor_subclass",
     "torch.multiprocessing": "subprocesses", "torch.jit": "torch_compile",
 }
-STREAM_METHODS = {"wait_stream": "streams", "record_stream": "streams"}
+STREAM_METHODS = {"wait_stream": "streams", "record_stream": "streams", "tolist": "host_compute",
+                  "numpy": "host_compute"}
 MUTATORS = {"append", "update", "setdefault", "extend", "insert", "add", "__setitem__", "pop", "clear"}
 
 
@@ -241,6 +243,11 @@ def check_reachable_state(reachable: set[str], functions: dict[str, ast.AST], gl
             if isinstance(node, (ast.Global, ast.Nonlocal)):
                 raise Rejected(Verdict.FORBIDDEN, "cross_call_state",
                                f"{line}: {name}() declares global/nonlocal state")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    isinstance(d, (ast.Dict, ast.List, ast.Set, ast.Call)) for d in node.args.defaults
+                    + [d for d in node.args.kw_defaults if d is not None]):
+                raise Rejected(Verdict.FORBIDDEN, "cross_call_state",
+                               f"{line}: {node.name}() has a mutable default argument (state across calls)")
             if isinstance(node, ast.Try):
                 raise Rejected(Verdict.FORBIDDEN, "try_except_fallback",
                                f"{line}: try/except on the call path of the entry is not allowed")

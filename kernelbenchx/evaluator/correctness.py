@@ -43,6 +43,12 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
             raise Rejected(Verdict.UNSUPPORTED_ON_CPU, "interpreter_limit", message)
         if error.get("type") == "bad_output":
             raise Rejected(Verdict.FORBIDDEN, "bad_output", message)
+        if "kbx sandbox:" in error.get("message", ""):
+            raise Rejected(Verdict.FORBIDDEN, "sandbox_violation", message)
+        if "File too large" in error.get("message", ""):
+            raise Rejected(Verdict.RUNTIME_ERROR, "output_limit", message)
+        if error.get("type") in ("OutOfMemoryError", "MemoryError") or "allocate" in error.get("message", ""):
+            raise Rejected(Verdict.RUNTIME_ERROR, "out_of_memory", message)
         raise Rejected(Verdict.RUNTIME_ERROR, "exception", message, traceback=error.get("traceback", ""))
     if report["launches"] == 0:
         raise Rejected(Verdict.NO_TRITON_KERNEL, "no_launch", f"{where}: the call launched no Triton kernel")

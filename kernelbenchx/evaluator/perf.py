@@ -35,11 +35,12 @@ def measure(req: dict, task: Task, fn: Callable[..., Any], device: str,
             launches: monitor.LaunchCounter | None = None, allowed_ops: frozenset[str] = frozenset()) -> dict:
     """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check."""
     try:
-        calls = [build_case(task, req["case"], seed, device)[1] for seed in req["seeds"]]
+        built = [build_case(task, req["case"], seed, device) for seed in req["seeds"]]
+        calls = [call for _, call in built]
         mutates = task.contract.mutates
         if mutates:  # in-place work: time on private copies so every call starts from the same state
             fn = copying(fn, mutates)
-        report: dict[str, Any] = {"ok": True, "fingerprints": [timing.fingerprint(c.tensors()) for c in calls]}
+        report: dict[str, Any] = {"ok": True, "name": built[0][0], "fingerprints": [timing.fingerprint(c.tensors()) for c in calls]}
         if launches is not None:
             launches.count = 0
             recorder = monitor.OpRecorder()

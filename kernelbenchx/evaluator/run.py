@@ -14,15 +14,15 @@ import secrets
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import torch
 
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.evaluator import checks, correctness, environment
+from kernelbenchx.evaluator import checks, correctness, environment, roofline, timing
 from kernelbenchx.evaluator.sandbox import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.submission import Candidate, InputProblem, read_submission
 from kernelbenchx.evaluator.verdict import Outcome, Rejected, StageLog, Verdict
@@ -41,7 +41,9 @@ class RunConfig:
     baselines: tuple[str, ...] = ("eager",)
     perf: bool = True
     task_set: str = "paper"  # paper | all | submitted
+    static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
     progress: Callable[[int, int, dict], None] | None = None
+    protocol: timing.Protocol = field(default_factory=timing.Protocol)
 
     def resolved_device(self) -> str:
         if self.device:
@@ -100,7 +102,9 @@ class RunContext:
         gpus = torch.cuda.device_count() if self.device.startswith("cuda") else 0
         self.references = TrustedServer("cuda" if gpus else "cpu", 0 if gpus else None)
         self.lanes = [TrustedServer("cuda", g) for g in range(gpus)]
-        self.lane_slots: "list[threading.Lock]" = [lane.lock for lane in self.lanes]
+        self.timing_locks = [threading.Lock() for _ in range(gpus)]  # one timing at a time per GPU
+        self.target = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
+        self.protocol = asdict(config.protocol)
         self.expected_cache: dict[str, dict | Exception] = {}
         self.cache_lock = threading.Lock()
         self.task_locks: dict[str, threading.Lock] = {}
@@ -122,6 +126,10 @@ class RunContext:
         if isinstance(value, Exception):
             raise value
         return value
+
+    def gpu_for(self, candidate: Candidate) -> int:
+        """Candidates are spread over GPUs by key; the candidate process and its timing lane share the GPU."""
+        return derive_seed(candidate.key) % len(self.lanes) if self.lanes else 0
 
     def close(self) -> None:
         self.references.close()
@@ -148,9 +156,10 @@ def evaluate_candidate(candidate: Candidate | InputProblem, ctx: RunContext) -> 
 
 def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outcome:
     task = get_task(candidate.task_id)
-    report = checks.check_source(candidate.code, task.entry)
-    stages.compile = {"static": {"kernels": report.kernels, "reachable": report.reachable,
-                                 "launch_sites": report.launches}}
+    if ctx.config.static_checks:
+        report = checks.check_source(candidate.code, task.entry)
+        stages.compile = {"static": {"kernels": report.kernels, "reachable": report.reachable,
+                                     "launch_sites": report.launches}}
     on_cpu = not ctx.device.startswith("cuda")
     if on_cpu:
         reject_interpreter_limits(candidate.code)
@@ -159,19 +168,18 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
             row["expected"], "bfloat16") for rows in expected.values() for row in rows):
         raise Rejected(Verdict.UNSUPPORTED_ON_CPU, "bfloat16",
                        "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
-    limits = Limits(wall_s=ctx.config.timeout_s, cpu_s=int(ctx.config.timeout_s * 2))
-    gpu = 0 if not on_cpu else None
+    limits = Limits(wall_s=ctx.config.timeout_s, cpu_s=int(ctx.config.timeout_s * 2),
+                    address_space=(16 << 30) if on_cpu else None)
+    gpu = ctx.gpu_for(candidate) if not on_cpu else None
     with Child("kernelbenchx.evaluator.worker", limits, env=child_env(ctx.device, gpu)) as child:
         try:
             load = child.call({"op": "load", "code": candidate.code, "entry": task.entry, "task_id": task.id,
                                "device": ctx.device})
             stages.compile["import"] = judge_load(load)
+            verify_symbols(child, "at import")
             for stage in ("stage1", "stage2"):
                 stages.correct[stage] = run_correct_stage(child, task, stage, expected[stage], on_cpu)
-            verify = child.call({"op": "verify"})
-            if verify.get("changed"):
-                raise Rejected(Verdict.FORBIDDEN, "monkeypatch",
-                               f"trusted functions were replaced: {', '.join(verify['changed'])}")
+                verify_symbols(child, f"during {stage}")
             stages.perf = run_perf(child, task, candidate, ctx) if ctx.config.perf else {
                 "status": "skipped", "reason": "perf disabled (--no-perf)"}
         except ChildFailed as failed:
@@ -180,6 +188,13 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
         return Outcome(Verdict.IMPLAUSIBLE, "faster_than_roofline", stages.perf["reason"])
     return Outcome(Verdict.CORRECT, "passed", "passed stage 1 and stage 2" + (
         "" if stages.perf.get("status") == "measured" else f"; perf {stages.perf.get('status')}"))
+
+
+def verify_symbols(child: Child, when: str) -> None:
+    changed = child.call({"op": "verify"}).get("changed")
+    if changed:
+        raise Rejected(Verdict.FORBIDDEN, "monkeypatch", f"trusted functions were replaced {when}: "
+                       f"{', '.join(changed)}")
 
 
 def reject_interpreter_limits(code: str) -> None:
@@ -195,6 +210,8 @@ def judge_load(reply: dict) -> dict:
     if reply.get("stage") == "entry":
         raise Rejected(Verdict.MISSING_ENTRY, "missing_entry", reply["message"])
     error = reply.get("error", {})
+    if "kbx sandbox:" in error.get("message", ""):
+        raise Rejected(Verdict.FORBIDDEN, "sandbox_violation", f"at import: {error.get('message')}")
     raise Rejected(Verdict.COMPILE_ERROR, "import_failed", f"{error.get('type')}: {error.get('message')}",
                    traceback=error.get("traceback", ""))
 
@@ -311,6 +328,3 @@ def evaluate(task_id: str, code: str, *, device: str | None = None, seed: int | 
     finally:
         ctx.close()
 
-
-def iter_records(items: Iterable[dict]) -> Iterable[dict]:
-    return items

@@ -1,5 +1,7 @@
 """Fusion/fused_gelu_min: GELU then the minimum over one dimension (values and indices) or over everything."""
 
+import inspect
+
 import torch
 import torch.nn.functional as F
 
@@ -30,15 +32,16 @@ def check(call: Call, output, expected, contract: Contract):
         return "output.indices: expected an int64 tensor"
     if tuple(indices.shape) != tuple(expected[1].shape):
         return f"output.indices: shape {list(indices.shape)} != expected {list(expected[1].shape)}"
-    dim = call.kwargs.get("dim", call.args[2] if len(call.args) > 2 else None)
-    activated = F.gelu(call.args[0], approximate=call.kwargs.get("approximate", "none")).cpu()
-    idx = indices.detach().cpu()
+    args = inspect.signature(reference).bind(*call.args, **call.kwargs)
+    args.apply_defaults()
+    dim, keepdim = args.arguments["dim"], args.arguments["keepdim"]
+    activated = F.gelu(args.arguments["input"].cpu(), approximate=args.arguments["approximate"])
+    idx, ref = indices.detach().cpu(), expected[0].cpu()
     if ((idx < 0) | (idx >= activated.shape[dim])).any():
         return "output.indices: index out of range"
-    if not call.kwargs.get("keepdim", False):
-        idx = idx.unsqueeze(dim)
+    if not keepdim:
+        idx, ref = idx.unsqueeze(dim), ref.unsqueeze(dim)
     picked = activated.gather(dim, idx)
-    ref = expected[0].cpu() if call.kwargs.get("keepdim", False) else expected[0].cpu().unsqueeze(dim)
     reason = compare(picked, ref, contract.tolerance, "gelu(input) at output.indices")
     return f"{reason} (indices do not point at a minimum)" if reason else None
 

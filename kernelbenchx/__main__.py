@@ -1,0 +1,3 @@
+from kernelbenchx.cli import main
+
+main()

@@ -1,0 +1,62 @@
+"""Fusion/fused_index_select_eq: select slices along a dimension, then compare them for equality."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+
+
+def reference(input: torch.Tensor, dim: int, index: torch.Tensor, other) -> torch.Tensor:
+    return torch.eq(torch.index_select(input, dim, index), other)
+
+
+def fixed_cases(gen):
+    yield "example", Call(torch.tensor([[1, 2], [3, 4], [5, 6]]), 0, torch.tensor([0, 2]),
+                          torch.tensor([[1, 2], [5, 6]]))
+    yield "scalar_other", Call(randint((9, 7), gen, 0, 3), 1, torch.tensor([6, 0, 0, 3]), 1)
+    yield "broadcast_row", Call(randint((12, 5), gen, 0, 2), 0, randint((20,), gen, 0, 12), randint((5,), gen, 0, 2))
+    yield "negative_dim_3d", Call(randint((3, 4, 6), gen, 0, 3), -1, torch.tensor([5, 1, 1]),
+                                  randint((3, 4, 1), gen, 0, 3))
+    yield "float_nan_and_zero", Call(torch.tensor([[0.0, -0.0, float("nan")], [1.5, float("inf"), 2.0]]), 0,
+                                     torch.tensor([1, 0, 1]), torch.tensor([1.5, 0.0, 2.0]))
+    yield "int32_index", Call(randint((10, 3), gen, 0, 2), 0, torch.tensor([9, 8, 0], dtype=torch.int32), 0)
+
+
+def random_cases(gen, mode):
+    yield "rows_scalar", Call(randint((1000, 128), gen, 0, 4), 0, randint((700,), gen, 0, 1000), 0)
+    yield "cols_tensor", Call(randint((129, 300), gen, -2, 2), 1, randint((257,), gen, 0, 300),
+                              randint((129, 257), gen, -2, 2))
+    yield "float_rounded", Call(torch.round(sample((64, 33, 40), gen, mode)), 1, randint((50,), gen, 0, 33),
+                                torch.round(sample((64, 1, 40), gen, mode)))
+
+
+def perf_cases(gen):
+    yield "rows_4096x128", Call(randint((4096, 128), gen, 0, 4), 0, randint((16384,), gen, 0, 4096), 0)
+    yield "rows_262144x128", Call(randint((262144, 128), gen, 0, 4), 0, randint((1 << 20,), gen, 0, 262144), 0)
+    yield "cols_16384x4096", Call(randint((16384, 4096), gen, 0, 4), 1, randint((2048,), gen, 0, 4096),
+                                  randint((16384, 1), gen, 0, 4))
+
+
+TASK = Task(
+    id="Fusion/fused_index_select_eq",
+    entry="fused_index_select_eq",
+    signature="fused_index_select_eq(input: Tensor, dim: int, index: Tensor, other: Tensor | int | float) -> Tensor",
+    description="Selects S = index_select(input, dim, index): along dimension `dim` (negative allowed), output "
+                "position j takes input's slice index[j] (index is a 1-D int64 or int32 tensor of valid positions, "
+                "repeats allowed). Returns the bool tensor S == other, where other is a tensor broadcastable to "
+                "S's shape or a Python number (values are compared after type promotion; NaN is never equal, "
+                "-0.0 == 0.0). The output has S's shape (broadcast with other). The upstream `out=` argument is "
+                "dropped.",
+    math=r"O = (\mathrm{index\_select}(X, \mathrm{dim}, I) = Y)",
+    difficulty=4,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input int64 (float32 in some cases); index int64 (or int32); other tensor of "
+                             "input's dtype or Python number; output bool",
+                      tolerance=Tolerance(rtol=0.0, atol=0.0),
+                      notes="The output is boolean and compared exactly."),
+    flops=elementwise_flops(1),
+    unit="int",
+)

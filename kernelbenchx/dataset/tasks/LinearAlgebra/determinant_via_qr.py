@@ -1,0 +1,70 @@
+"""LinearAlgebra/determinant_via_qr: the determinant from a QR factorization, det(Q)·∏ R_ii."""
+
+import torch
+
+from kernelbenchx.dataset import invariants as inv
+from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.task import Call, Task
+
+
+def reference(A: torch.Tensor, *, mode: str = "reduced") -> torch.Tensor:
+    Q, R = torch.linalg.qr(A, mode=mode)
+    return torch.det(Q) * torch.diagonal(R, dim1=-2, dim2=-1).prod(-1)
+
+
+def fixed_cases(gen):
+    f64 = torch.float64
+    yield "example", Call(torch.tensor([[2.0, -2.0, 18.0], [2.0, 1.0, 0.0], [1.0, 2.0, 0.0]]))
+    yield "1x1", Call(torch.tensor([[-4.0]], dtype=f64))
+    yield "swap", Call(torch.tensor([[0.0, 1.0], [1.0, 0.0]], dtype=f64))
+    singular = inv.gaussian((6, 6), gen)
+    singular[:, 3] = 0.0
+    yield "singular_zero_column", Call(singular)
+    yield "complete", Call(inv.near_identity(8, gen), mode="complete")
+    yield "batch", Call(inv.shuffled_rows(inv.near_identity(4, gen, batch=(3,)), gen))
+
+
+def random_cases(gen, mode):
+    yield "n64", Call(inv.shuffled_rows(inv.near_identity(64, gen, mode), gen))
+    yield "gaussian_n90", Call(inv.gaussian((90, 90), gen, mode))
+    yield "batch_complete", Call(inv.near_identity(33, gen, mode, batch=(4,)), mode="complete")
+
+
+def perf_cases(gen):
+    for n in (64, 1024, 8192):
+        yield f"n{n}", Call(inv.shuffled_rows(inv.near_identity(n, gen), gen))
+
+
+def flops(call, out):
+    n = call.args[0].shape[-1]
+    return inv.batch_count(call.args[0]) * inv.qr_flops(n, n, form_q=False)
+
+
+TASK = Task(
+    id="LinearAlgebra/determinant_via_qr",
+    entry="determinant_via_qr",
+    signature="determinant_via_qr(A: Tensor, *, mode: str = 'reduced') -> Tensor",
+    description="Computes the determinant of a real square matrix (or of each matrix of a batch of shape "
+                "(*, n, n)) from its QR factorization A = Q·R: det(A) = det(Q)·∏ R_ii, where det(Q) = ±1 for "
+                "real orthogonal Q (with Householder reflections, (−1) per non-trivial reflection). `mode` is "
+                "'reduced' or 'complete' (identical for square matrices; 'r' is not supported). A singular matrix "
+                "(e.g. a zero column) gives exactly 0, not NaN. Returns a tensor of shape * (0-dimensional for one "
+                "matrix) with A's dtype. (`out=` is dropped.)",
+    math=r"A = QR,\qquad \det A = \det(Q)\prod_{i=1}^{n} R_{ii},\quad \det Q = \pm 1",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(
+        dtypes="A float64 (one stage-1 case float32) of shape (*, n, n); output the same dtype, shape *",
+        tolerance=inv.shown_tolerance(torch.float64, 16.0, rms=False),
+        accumulation="the input dtype",
+        notes="Determinants are compared with a relative tolerance only: |det − det_ref| ≤ 16·tol·|det_ref|, "
+              f"with {inv.tolerance_text()} (the line above is n = 256); a reference of exactly 0 needs exactly "
+              "0. Most inputs are I + 0.5·G/√n with rows shuffled; one is a plain Gaussian matrix.",
+    ),
+    flops=flops,
+    unit="fp64",
+    check=inv.close_check(16.0, rms=False),
+)

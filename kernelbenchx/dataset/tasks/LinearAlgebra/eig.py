@@ -1,0 +1,74 @@
+"""LinearAlgebra/eig: eigenvalues and unit-norm eigenvectors of general (non-symmetric) real matrices."""
+
+import torch
+
+from kernelbenchx.dataset import invariants as inv
+from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.task import Call, Task
+
+
+def reference(A: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return tuple(torch.linalg.eig(A))
+
+
+def fixed_cases(gen):
+    f64 = torch.float64
+    yield "diagonal", Call(torch.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    yield "repeated", Call(torch.eye(2, dtype=f64))
+    yield "rotation", Call(torch.tensor([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], dtype=f64))
+    yield "symmetric", Call(torch.tensor([[4.0, 1.0, 0.0], [1.0, 4.0, 0.0], [0.0, 0.0, 5.0]], dtype=f64))
+    yield "triangular", Call(torch.tensor([[1.0, 5.0, -2.0], [0.0, -3.0, 4.0], [0.0, 0.0, 2.0]], dtype=f64))
+    yield "1x1", Call(torch.tensor([[-1.5]], dtype=f64))
+    yield "general", Call(inv.diagonalizable(9, gen))
+    yield "batch", Call(inv.diagonalizable(6, gen, batch=(2,)))
+
+
+def random_cases(gen, mode):
+    yield "symmetric_n48", Call(inv.diagonalizable(48, gen, mode, symmetric=True))
+    yield "general_n64", Call(inv.diagonalizable(64, gen, mode))
+    yield "batch", Call(inv.diagonalizable(16, gen, mode, batch=(3,)))
+
+
+def perf_cases(gen):
+    for n in (64, 256, 1024):
+        yield f"n{n}", Call(inv.diagonalizable(n, gen))
+
+
+def flops(call, out):
+    n = call.args[0].shape[-1]
+    return inv.batch_count(call.args[0]) * 25.0 * n ** 3  # Hessenberg QR with Schur vectors, then eigenvectors
+
+
+TASK = Task(
+    id="LinearAlgebra/eig",
+    entry="eig",
+    signature="eig(A: Tensor) -> tuple[Tensor, Tensor]",
+    description="Computes the eigendecomposition A = V·diag(Λ)·V⁻¹ of a real square matrix (or of each matrix of a "
+                "batch of shape (*, n, n)); A need not be symmetric, so eigenvalues and eigenvectors may be "
+                "complex (real matrices give conjugate pairs). Returns (eigenvalues, eigenvectors): eigenvalues of "
+                "shape (*, n) and eigenvectors of shape (*, n, n) whose column j is the eigenvector of eigenvalue "
+                "j, normalized to Euclidean norm 1; both are complex (complex128 for float64 input, complex64 for "
+                "float32) even when the values happen to be real. Any order of the eigenvalues and any phase of "
+                "each eigenvector is accepted. (torch.linalg.eig; `out=` is dropped.)",
+    math=r"A V = V \operatorname{diag}(\Lambda),\qquad \|v_j\|_2 = 1,\quad V \in \mathbb{C}^{n\times n},\ \Lambda \in \mathbb{C}^{n}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(
+        dtypes="A float64 (one stage-1 case float32) of shape (*, n, n); outputs complex128 (complex64 for "
+               "float32 input) of shapes (*, n) and (*, n, n)",
+        tolerance=inv.shown_tolerance(torch.float64),
+        accumulation="the input dtype",
+        notes="Judged as a decomposition, not elementwise (order and phases are free): the eigenvalues must "
+              "equal the reference's as a multiset, each within 16·tol·‖A‖_F of a distinct reference eigenvalue; "
+              "every eigenvector column must have norm 1 within tol and residual ‖A·v − λ·v‖₂ ≤ tol·‖A‖_F; the "
+              "eigenvectors must be linearly independent (smallest singular value of V at least 1% of the "
+              f"reference's). Here {inv.tolerance_text()}. Test matrices are V·B·V⁻¹ with well-conditioned V and "
+              "well-separated eigenvalues (about a quarter in complex-conjugate pairs), or symmetric.",
+    ),
+    flops=flops,
+    unit="fp64",
+    check=inv.eig_check,
+)

@@ -1,0 +1,66 @@
+"""LinearAlgebra/low_rank_svd_approximation: the best rank-k approximation U_k·Σ_k·V_kᵀ from the SVD."""
+
+import torch
+
+from kernelbenchx.dataset import invariants as inv
+from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.task import Call, Task
+
+
+def reference(A: torch.Tensor, k: int, *, full_matrices: bool = True) -> torch.Tensor:
+    U, S, Vh = torch.linalg.svd(A, full_matrices=full_matrices)
+    return U[..., :, :k] @ torch.diag_embed(S[..., :k]) @ Vh[..., :k, :]
+
+
+def fixed_cases(gen):
+    yield "example_10x8_k5", Call(inv.low_rank_plus_noise(10, 8, 5, gen, noise=0.01), 5)
+    yield "full_rank_k", Call(inv.gaussian((6, 6), gen, dtype=torch.float32), 6)
+    yield "rank1", Call(inv.low_rank_plus_noise(12, 9, 1, gen), 1)
+    yield "diagonal", Call(torch.diag(torch.tensor([5.0, -4.0, 3.0, 0.5, 0.25])), 2)
+    yield "wide", Call(inv.low_rank_plus_noise(20, 50, 4, gen), 4)
+    yield "reduced", Call(inv.low_rank_plus_noise(30, 12, 3, gen), 3, full_matrices=False)
+    yield "batch", Call(inv.low_rank_plus_noise(10, 8, 2, gen, batch=(4,)), 2)
+
+
+def random_cases(gen, mode):
+    yield "96x64_k8", Call(inv.low_rank_plus_noise(96, 64, 8, gen, mode), 8)
+    yield "200x150_k20_reduced", Call(inv.low_rank_plus_noise(200, 150, 20, gen, mode), 20, full_matrices=False)
+    yield "batch_40x30_k5", Call(inv.low_rank_plus_noise(40, 30, 5, gen, mode, batch=(3,)), 5)
+
+
+def perf_cases(gen):
+    for n in (256, 768, 1408):
+        yield f"n{n}_k50", Call(inv.low_rank_plus_noise(n, n, 50, gen), 50)
+
+
+def flops(call, out):
+    a, k = call.args[0], call.args[1]
+    m, n = a.shape[-2:]
+    return inv.batch_count(a) * (inv.svd_flops(m, n) + 2.0 * m * n * k)
+
+
+TASK = Task(
+    id="LinearAlgebra/low_rank_svd_approximation",
+    entry="low_rank_svd_approximation",
+    signature="low_rank_svd_approximation(A: Tensor, k: int, *, full_matrices: bool = True) -> Tensor",
+    description="Returns the rank-k approximation A_k = U_k·diag(S_k)·V_kᵀ of a real matrix A of shape (*, m, n) "
+                "built from its k largest singular values and their singular vectors (1 ≤ k ≤ min(m, n)); A_k is "
+                "the closest rank-k matrix to A in the Frobenius norm. full_matrices only chooses between the full "
+                "and reduced SVD and does not change the result. The output has A's shape and dtype. "
+                "(`out=` is dropped.)",
+    math=r"A_k = U_{:, :k}\,\operatorname{diag}(S_{:k})\,V^{\mathsf H}_{:k, :},\qquad A = U \operatorname{diag}(S) V^{\mathsf H}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(
+        dtypes="A float32 of shape (*, m, n), k a Python int; output float32 of A's shape",
+        tolerance=inv.shown_tolerance(torch.float32, 8.0),
+        notes="A_k is unique when σ_k > σ_(k+1), which the test matrices guarantee (rank-k signal plus small "
+              "noise, or k = min(m, n)); it is compared elementwise: |A_k − ref| ≤ 8·tol·(RMS(ref) + |ref|), with "
+              f"{inv.tolerance_text()} (the line above is n = 256).",
+    ),
+    flops=flops,
+    check=inv.close_check(8.0),
+)

@@ -1,0 +1,64 @@
+"""Math/softmax: softmax along one dimension, optionally computed in another dtype."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+
+
+def reference(input: torch.Tensor, dim: int, dtype: torch.dtype | None = None) -> torch.Tensor:
+    return F.softmax(input, dim=dim, dtype=dtype)
+
+
+def fixed_cases(gen):
+    inf = float("inf")
+    yield "small_rows", Call(torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [-1.0, 5.0, 2.0]]), 1)
+    # needs the row maximum subtracted: exp(1e4) overflows
+    yield "large_logits", Call(torch.tensor([[1e4, 1e4 - 1.0, 0.0, -1e4], [-1e4, -1e4, -1e4, -2e4]]), -1)
+    # -inf entries get probability 0; a row of only -inf gives NaN in torch
+    yield "masked", Call(torch.tensor([[0.0, -inf, 1.0, -inf], [-inf, -inf, -inf, -inf], [-inf, 3.0, -inf, -inf]]),
+                         1)
+    yield "dim0", Call(sample((65, 33), gen) * 4, 0)
+    yield "middle_dim", Call(sample((3, 17, 5), gen), 1)
+    yield "length_one", Call(sample((7, 1), gen), -1)
+    yield "float64_dtype", Call(sample((9, 100), gen) * 10, -1, torch.float64)
+    yield "long_row", Call(sample((2, 5000), gen) * 3, 1)
+
+
+def random_cases(gen, mode):
+    yield "rows", Call(sample((257, 1025), gen, mode) * 3, -1)
+    yield "cols", Call(sample((1025, 129), gen, mode), 0)
+    yield "middle", Call(sample((4, 513, 63), gen, mode) * 5, 1)
+    yield "long_rows_f64", Call(sample((3, 70_001), gen, mode), 1, dtype=torch.float64)
+
+
+def perf_cases(gen):
+    yield "rows_1024x1024", Call(sample((1024, 1024), gen), -1)
+    yield "rows_16384x4096", Call(sample((16384, 4096), gen), -1)
+    yield "rows_1024x131072", Call(sample((1024, 131072), gen), -1)
+    yield "cols_8192x8192", Call(sample((8192, 8192), gen), 0)
+
+
+TASK = Task(
+    id="Math/softmax",
+    entry="softmax",
+    signature="softmax(input: Tensor, dim: int, dtype: torch.dtype | None = None) -> Tensor",
+    description="Applies softmax along dimension `dim` (negative values count from the end): every slice along "
+                "`dim` becomes exp(x_i − max_j x_j) / Σ_j exp(x_j − max_j x_j), values in [0, 1] summing to 1. "
+                "When `dtype` is given (e.g. torch.float64), the input is cast to it first, the computation runs "
+                "in it and the output has it; otherwise the output is float32. The result has the input's shape. "
+                "Subtracting the maximum is required (logits up to ±1e4 appear). -inf entries get probability 0; "
+                "a slice whose entries are all -inf gives NaN, as in torch.",
+    math=r"\mathrm{softmax}(x)_i = \frac{e^{x_i - m}}{\sum_j e^{x_j - m}},\quad m = \max_j x_j",
+    difficulty=4,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32 of any shape; output float32, or `dtype` when given (float64)",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-6),
+                      notes="Summation order is free. atol is 1e-6 rather than 1e-5 because every output is a "
+                            "probability ≤ 1: 1e-5 would leave the entries of long slices (≈1/n each) unchecked."),
+    flops=input_flops(5),
+)

@@ -1,0 +1,73 @@
+"""Math/zeta: the Hurwitz zeta function ζ(x, q), elementwise with broadcasting."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+
+
+def reference(input: torch.Tensor, other) -> torch.Tensor:
+    return torch.special.zeta(input, other)
+
+
+def exponents(shape, gen, mode="standard"):
+    return sample(shape, gen, mode).abs() + 1.1
+
+
+def shifts(shape, gen, mode="standard"):
+    return sample(shape, gen, mode).abs() + 0.5
+
+
+def fixed_cases(gen):
+    nan = float("nan")
+    yield "riemann", Call(torch.tensor([2.0, 4.0, 1.5, 3.0, 10.0, 30.0]), 1.0)
+    yield "example", Call(torch.tensor([2.0, 4.0]), torch.tensor([1.0, 2.0]))
+    # x = 1 is the pole (+inf), x < 1 is NaN; q = 0 or a negative integer is +inf; a negative non-integer q
+    # sums the series directly when x is an integer and is NaN otherwise
+    yield "domain_edges", Call(torch.tensor([1.0, 0.5, -2.0, 2.0, 2.0, 2.0, 3.0, 2.5, 4.0, nan, 2.0]),
+                               torch.tensor([1.0, 1.0, 1.0, 0.0, -1.0, -1.5, -1.5, -1.5, -2.5, 1.0, nan]))
+    yield "near_pole", Call(torch.tensor([1.001, 1.01, 1.1, 1.0001]), torch.tensor([1.0, 0.5, 3.0, 2.0]))
+    yield "small_q", Call(torch.tensor([2.0, 3.0, 1.5, 2.0]), torch.tensor([1e-3, 0.01, 0.1, 0.9]))
+    yield "large_q", Call(torch.tensor([2.0, 3.0, 1.5, 12.0]), torch.tensor([1e3, 50.0, 1e4, 7.0]))
+    yield "broadcast", Call(exponents((5, 1), gen), shifts((1, 7), gen))
+
+
+def random_cases(gen, mode):
+    yield "vector", Call(exponents((65_537,), gen, mode), shifts((65_537,), gen, mode))
+    yield "near_one", Call(sample((129, 257), gen, mode).abs() * 0.05 + 1.001, shifts((129, 257), gen, mode))
+    yield "broadcast_q", Call(exponents((31, 127), gen, mode), shifts((127,), gen, mode) * 10)
+
+
+def perf_cases(gen):
+    yield "n2^16", Call(exponents((1 << 16,), gen), shifts((1 << 16,), gen))
+    yield "n2^24", Call(exponents((1 << 24,), gen), shifts((1 << 24,), gen))
+    yield "n2^27", Call(exponents((1 << 27,), gen), shifts((1 << 27,), gen))
+
+
+TASK = Task(
+    id="Math/zeta",
+    entry="zeta",
+    signature="zeta(input: Tensor, other: Tensor | float) -> Tensor",
+    description="Returns the Hurwitz zeta function ζ(x, q) = Σ_{k≥0} 1/(k + q)^x elementwise, with x from `input` "
+                "and q from `other` (a tensor that broadcasts with `input`, or a Python float; q = 1 gives the "
+                "Riemann zeta). The result is float32 with the broadcast shape. Tests use x > 1 with q > 0 "
+                "(x down to 1.001, where ζ ≈ 1/(x−1), and up to ~60; q from 1e-3 to 1e4), plus torch's domain "
+                "rules (Cephes): x = 1 gives +inf, x < 1 gives NaN; q = 0 or a negative integer gives +inf; a "
+                "negative non-integer q gives NaN unless x is an integer, in which case the series is summed "
+                "directly (q ≥ −2.5 in the tests); NaN in either argument gives NaN. (torch's `out=` argument is "
+                "not part of the task.)",
+    math=r"\zeta(x, q) = \sum_{k=0}^{\infty} \frac{1}{(k + q)^{x}}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32; other float32 tensor (broadcastable) or Python float; output float32, "
+                             "broadcast shape",
+                      tolerance=Tolerance(rtol=1e-4, atol=1e-5),
+                      notes="rtol is 1e-4, not 1e-5: the reference is torch's own float32 evaluation, and a careful "
+                            "float32 implementation (a few direct terms, then the Euler–Maclaurin tail; powers via "
+                            "exp2/log2, whose error grows with x·log q) differs from it by a few 1e-6 relative; "
+                            "1e-4 leaves margin without admitting a truncated series."),
+    flops=elementwise_flops(80),
+)

@@ -1,0 +1,82 @@
+"""Quantization/layernorm_w8a8: layer norm in fp32 whose output is quantized to int8 per row and dequantized."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset import quantized
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.quantized import Limits, activation_sample
+from kernelbenchx.dataset.task import Call, Task, sample
+
+TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
+LIMITS = Limits(rel_rmse=0.05, cosine=0.9994, rel_l1=0.05)
+
+
+def reference(input: torch.Tensor, normalized_shape, weight: torch.Tensor | None = None,
+              bias: torch.Tensor | None = None, eps: float = 1e-5) -> torch.Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    return F.layer_norm(input, shape, weight, bias, eps)
+
+
+def check(call, output, expected, contract):
+    pipeline = quantized.layernorm_w8a8(*call.args, **call.kwargs)
+    return quantized.judge(output, pipeline, expected, contract.tolerance, LIMITS)
+
+
+def fixed_cases(gen):
+    x = sample((6, 64), gen)
+    x[2] = 3.0  # zero variance: the normalized row is 0, only the bias survives
+    yield "constant_row_eps_1e-10", Call(x, 64, 1.0 + sample((64,), gen), sample((64,), gen), 1e-10)
+    yield "no_affine", Call(sample((5, 100), gen), [100])
+    yield "extreme_affine", Call(sample((4, 96), gen), 96, 100.0 * sample((96,), gen), 100.0 * sample((96,), gen))
+    yield "two_dim_shape", Call(sample((3, 7, 9), gen), [7, 9], sample((7, 9), gen), sample((7, 9), gen))
+    yield "large_offset", Call(1000.0 + sample((8, 33), gen), 33, None, None, 1e-5)
+    yield "single_element_rows", Call(sample((4, 1), gen), 1, sample((1,), gen), sample((1,), gen))
+
+
+def random_cases(gen, mode):
+    yield "rows64_d1024", Call(activation_sample((64, 1024), gen, mode), 1024,
+                               1.0 + 0.1 * sample((1024,), gen), 0.1 * sample((1024,), gen))
+    yield "rows37_d2000", Call(activation_sample((37, 2000), gen, mode), [2000],
+                               activation_sample((2000,), gen, mode), activation_sample((2000,), gen, mode))
+    yield "batch_4x30_d777_no_affine", Call(activation_sample((4, 30, 777), gen, mode), 777)
+
+
+def perf_cases(gen):
+    for rows, d in ((32, 2048), (4096, 4096), (16384, 8192)):
+        yield f"rows{rows}_d{d}", Call(sample((rows, d), gen).clamp(-10, 10), d,
+                                       1.0 + 0.1 * sample((d,), gen), 0.1 * sample((d,), gen))
+
+
+def flops(call, out):
+    return 10.0 * call.args[0].numel()
+
+
+TASK = Task(
+    id="Quantization/layernorm_w8a8",
+    entry="layernorm_w8a8",
+    signature="layernorm_w8a8(input: Tensor, normalized_shape: int | list[int], weight: Tensor | None = None, "
+              "bias: Tensor | None = None, eps: float = 1e-5) -> Tensor",
+    description="Layer normalization whose output passes through int8 quantization. input float32 of shape "
+                "(*, *normalized_shape); weight and bias (optional) float32 of shape normalized_shape; output "
+                "float32, same shape as input. The float reference is torch.nn.functional.layer_norm(input, "
+                "normalized_shape, weight, bias, eps); the kernel must instead compute, for each row (one "
+                "normalization group: the trailing normalized_shape elements):\n"
+                "1. In fp32: mean μ and biased variance σ² over the row; y = (x − μ)/√(σ² + eps), then "
+                "y = y·weight + bias when given (the affine step comes BEFORE quantization).\n"
+                "2. Quantize y per row: s = max |y| over the row / 127 (fp32); q = clamp(round(y / s), -127, 127) "
+                "as int8, rounding half to even; a row whose max is 0 quantizes to zeros.\n"
+                "3. out = q · s (fp32). No quantized PyTorch APIs.",
+    math=r"y=\frac{x-\mu}{\sqrt{\sigma^2+\epsilon}}\gamma+\beta,\quad s=\max_{\text{row}}|y|/127,\quad "
+         r"\mathrm{out}=s\cdot\mathrm{clamp}(\mathrm{rne}(y/s),-127,127)",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input, weight, bias float32; output float32, same shape as input",
+                      tolerance=TOLERANCE, accumulation="fp32",
+                      notes=quantized.describe_rules(TOLERANCE, LIMITS)),
+    flops=flops,
+    check=check,
+)

@@ -1,0 +1,89 @@
+"""Quantization/linear_w4a16: fp16 linear whose weight is quantized to int4 per output channel (weight-only)."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset import quantized
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.quantized import Limits, activation_sample
+from kernelbenchx.dataset.task import Call, Task, sample
+
+TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
+LIMITS = Limits(rel_rmse=0.3, cosine=0.95, rel_l1=0.3)
+HALF = torch.float16
+
+
+def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    return F.linear(input, weight, bias)
+
+
+def check(call, output, expected, contract):
+    pipeline = quantized.linear_w4a16(*call.args, **call.kwargs)
+    return quantized.judge(output, pipeline, expected, contract.tolerance, LIMITS)
+
+
+def fixed_cases(gen):
+    w = sample((24, 40), gen, dtype=HALF)
+    w[5] = 0.0
+    yield "zero_weight_row", Call(sample((6, 40), gen, dtype=HALF), w, sample((24,), gen, dtype=HALF))
+    yield "one_by_one", Call(torch.tensor([[1.5]], dtype=HALF), torch.tensor([[-0.25]], dtype=HALF))
+    yield "odd_k_3d_input", Call(sample((2, 5, 33), gen, dtype=HALF), sample((17, 33), gen, dtype=HALF))
+    yield "large_bias", Call(sample((4, 64), gen, dtype=HALF), sample((32, 64), gen, dtype=HALF),
+                             (100.0 * sample((32,), gen)).to(HALF))
+    yield "integer_weights_exact", Call(sample((3, 48), gen, dtype=HALF),
+                                        torch.randint(-7, 8, (20, 48), generator=gen).to(HALF).index_fill_(1, torch.tensor([0]), 7.0))
+    w = sample((16, 128), gen, dtype=HALF)
+    w[:, 3] = 30.0  # one outlier per row squeezes every other weight of that row to a few levels
+    yield "outlier_column", Call(sample((8, 128), gen, dtype=HALF), w)
+    yield "vector_input", Call(sample((96,), gen, dtype=HALF), sample((40, 96), gen, dtype=HALF))
+
+
+def random_cases(gen, mode):
+    yield "m16_k256_n128", Call(activation_sample((16, 256), gen, mode, dtype=HALF),
+                                activation_sample((128, 256), gen, mode, dtype=HALF),
+                                activation_sample((128,), gen, mode, dtype=HALF))
+    yield "m8_k128_n64", Call(activation_sample((8, 128), gen, mode, dtype=HALF),
+                              activation_sample((64, 128), gen, mode, dtype=HALF))
+    yield "b2x7_k300_n77", Call(activation_sample((2, 7, 300), gen, mode, dtype=HALF),
+                                activation_sample((77, 300), gen, mode, dtype=HALF),
+                                activation_sample((77,), gen, mode, dtype=HALF))
+
+
+def perf_cases(gen):
+    for m, k, n in ((1, 4096, 4096), (8, 4096, 4096), (32, 4096, 16384)):
+        yield f"m{m}_k{k}_n{n}", Call(sample((m, k), gen, dtype=HALF), sample((n, k), gen, dtype=HALF),
+                                      sample((n,), gen, dtype=HALF))
+
+
+def flops(call, out):
+    return 2.0 * out.numel() * call.args[1].shape[1]
+
+
+TASK = Task(
+    id="Quantization/linear_w4a16",
+    entry="linear_w4a16",
+    signature="linear_w4a16(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor",
+    description="W4A16 linear layer (weight-only quantization): input float16 (*, K), weight float16 (N, K), "
+                "optional bias float16 (N,); output float16 (*, N). The float reference is "
+                "torch.nn.functional.linear(input, weight, bias); the kernel must instead compute it through this "
+                "exact pipeline, with no quantized PyTorch APIs:\n"
+                "1. Quantize the weight to int4 with one scale per output channel (row n): "
+                "s[n] = max_k |weight[n, k]| / 7 computed in fp32; q = clamp(round(weight / s[n]), -8, 7), "
+                "rounding half to even (|weight / s| ≤ 7, so -8 never occurs); a row whose max is 0 quantizes to "
+                "zeros. Packing two int4 values per byte (low nibble = even k, high nibble = odd k, two's "
+                "complement) is the customary storage; it is internal and does not change the result.\n"
+                "2. out[..., n] = Σ_k input[..., k] · (q[n, k] · s[n]) + bias[n], activations kept in float16, "
+                "products accumulated in fp32, the sum rounded once to float16.",
+    math=r"s_n=\max_k|W_{nk}|/7,\quad Y_{mn}=\sum_k X_{mk}\,s_n\,\mathrm{clamp}(\mathrm{rne}(W_{nk}/s_n),-8,7)+b_n",
+    difficulty=4,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input, weight, bias float16; output float16",
+                      tolerance=TOLERANCE, accumulation="fp32",
+                      notes=quantized.describe_rules(TOLERANCE, LIMITS, HALF)),
+    flops=flops,
+    unit="fp16",
+    check=check,
+)

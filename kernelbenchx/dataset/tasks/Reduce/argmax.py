@@ -1,0 +1,68 @@
+"""Reduce/argmax: index of the maximum along one dimension (or of the flattened input); first occurrence wins."""
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+
+NAN, INF = float("nan"), float("inf")
+
+
+def reference(input: torch.Tensor, dim: int | None = None, keepdim: bool = False) -> torch.Tensor:
+    return torch.argmax(input, dim=dim, keepdim=keepdim)
+
+
+def coarse(shape, gen, mode="standard"):
+    """Values on a 0.5 grid, so equal maxima (ties) are common."""
+    return (sample(shape, gen, mode) * 2).round() / 2
+
+
+def fixed_cases(gen):
+    yield "flat", Call(torch.tensor([0.5, -1.0, 3.0, 2.0, 3.0, -7.0]))
+    yield "ties_rows", Call(torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 2.0], [-1.0, -5.0, -1.0, -1.0]]), 1)
+    yield "ties_cols_keepdim", Call(coarse((41, 6), gen), 0, True)
+    yield "nan_is_max", Call(torch.tensor([[1.0, NAN, 5.0, NAN], [INF, 2.0, INF, 0.0], [-INF, -INF, -INF, -INF]]),
+                             dim=1)
+    yield "flat_nan", Call(torch.tensor([[INF, 1.0], [NAN, 2.0], [NAN, 3.0]]))
+    yield "middle_dim", Call(coarse((3, 17, 5), gen), -2)
+    yield "flat_keepdim", Call(coarse((4, 9), gen), None, True)
+    yield "single", Call(torch.tensor([-2.5]), 0)
+
+
+def random_cases(gen, mode):
+    yield "rows", Call(sample((257, 1025), gen, mode), 1)
+    yield "cols_ties", Call(coarse((1025, 129), gen, mode), 0)
+    yield "flat", Call(sample((100_003,), gen, mode))
+    yield "middle_keepdim", Call(coarse((6, 301, 37), gen, mode), 1, True)
+
+
+def perf_cases(gen):
+    yield "flat_2^20", Call(sample((1 << 20,), gen))
+    yield "flat_2^28", Call(sample((1 << 28,), gen))
+    yield "rows_16384x8192", Call(sample((16384, 8192), gen), 1)
+    yield "cols_8192x8192", Call(sample((8192, 8192), gen), 0)
+
+
+TASK = Task(
+    id="Reduce/argmax",
+    entry="argmax",
+    signature="argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor",
+    description="Returns the int64 indices of the maximum values of `input` along dimension `dim` (negative dims "
+                "count from the end). When dim is None the index into the flattened (row-major) input is returned "
+                "as a 0-d tensor, or, with keepdim=True, as a tensor of the input's rank with every dimension of "
+                "size 1. With a dim, the result has the input's shape without `dim` (or with it as size 1 when "
+                "keepdim is True). Ties: when the maximum occurs several times, the smallest index (first "
+                "occurrence) is returned. NaN counts as larger than every number, so a reduction containing NaN "
+                "returns the index of its first NaN. +inf and -inf are ordinary values (an all -inf row gives 0).",
+    math=r"\mathrm{argmax}_i\, x_i = \min\{\, i : x_i = \max_j x_j \,\}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32; output int64",
+                      tolerance=Tolerance(rtol=0.0, atol=0.0),
+                      accumulation="exact (comparisons only)",
+                      notes="Indices are compared exactly, including the first-occurrence rule for ties and NaN."),
+    flops=input_flops(1),
+)

@@ -1,0 +1,74 @@
+"""Reduce/min_gelu: GELU elementwise, then the minimum over all elements or along one dimension (with indices)."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+
+
+def reference(input: torch.Tensor, dim: int | None = None, keepdim: bool = False, approximate: str = "none"):
+    g = F.gelu(input, approximate=approximate)
+    if dim is None:
+        return torch.min(g)
+    values, indices = torch.min(g, dim, keepdim)
+    return values, indices
+
+
+def grid(shape, gen, mode="standard"):
+    """Values on a 1/16 grid. GELU is not monotonic, so two different x can give GELU values a few ulps apart and
+    make the arg-min depend on the GELU implementation; on this grid distinct values near the minimum are ≥ 1e-4
+    apart, while equal x (exact ties, resolved by first occurrence) are frequent."""
+    return (sample(shape, gen, mode) * 16).round() / 16
+
+
+def fixed_cases(gen):
+    yield "example", Call(torch.tensor([[0.5, -1.25, 3.0], [1.5, 0.0, -2.375]]))
+    yield "example_rows", Call(torch.tensor([[0.5, -1.25, 3.0], [1.5, 0.0, -2.375]]), 1)
+    yield "all_tanh", Call(sample((33, 65), gen), approximate="tanh")
+    yield "all_positive", Call(sample((100,), gen).abs() + 0.5)
+    yield "ties_rows", Call(torch.tensor([[2.0, -0.75, 1.0, -0.75], [-0.75, -0.75, -0.75, -0.75], [3.0, 1.0, 2.0, 1.0]]),
+                            dim=1)
+    yield "cols_keepdim", Call(grid((65, 7), gen), 0, True)
+    yield "middle_dim_tanh", Call(grid((3, 40, 5), gen), -2, approximate="tanh")
+    yield "nan", Call(torch.tensor([[0.0, float("nan"), -0.75], [1.0, 2.0, -0.5]]), 1)
+
+
+def random_cases(gen, mode):
+    yield "all", Call(sample((100_003,), gen, mode))
+    yield "rows", Call(grid((257, 1025), gen, mode), 1)
+    yield "cols_tanh", Call(grid((1025, 129), gen, mode), 0, approximate="tanh")
+    yield "middle_keepdim", Call(grid((6, 301, 37), gen, mode), 1, True)
+
+
+def perf_cases(gen):
+    yield "all_2^20", Call(sample((1 << 20,), gen))
+    yield "all_2^27", Call(sample((1 << 27,), gen))
+    yield "rows_16384x8192", Call(grid((16384, 8192), gen), 1)
+    yield "cols_8192x8192_tanh", Call(grid((8192, 8192), gen), 0, approximate="tanh")
+
+
+TASK = Task(
+    id="Reduce/min_gelu",
+    entry="min_gelu",
+    signature="min_gelu(input: Tensor, dim: int | None = None, keepdim: bool = False, approximate: str = 'none')",
+    description="Applies GELU elementwise (approximate='none': x·Φ(x) = 0.5·x·(1 + erf(x/√2)); approximate='tanh': "
+                "0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))) and then takes the minimum. When dim is None it "
+                "returns the minimum over all elements as a 0-d tensor (keepdim is ignored). Otherwise it reduces "
+                "along `dim` (negative dims count from the end) and returns a tuple (values, indices): the minimum "
+                "GELU value of each slice (input dtype) and its int64 index along `dim`, with `dim` removed or kept "
+                "as size 1 when keepdim is True. When the minimum occurs several times the smallest index (first "
+                "occurrence) is returned; a NaN input makes its slice's value NaN with the index of its first NaN. "
+                "(torch's `out=` argument is not part of this task.)",
+    math=r"v = \min_i \mathrm{GELU}(x_i),\quad \mathrm{idx} = \min\{\, i : \mathrm{GELU}(x_i) = v \,\}",
+    difficulty=2,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input float32; output float32 (and int64 indices when dim is given)",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
+                      notes="Values are compared with the tolerance, indices exactly. Inputs with a dim lie on a "
+                            "1/16 grid so the arg-min is unambiguous for any accurate GELU."),
+    flops=input_flops(9),
+)

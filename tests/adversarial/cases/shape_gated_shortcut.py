@@ -1,0 +1,21 @@
+# expect: incorrect perf_recheck
+# task: Activation/gelu
+# device: gpu
+# Honest at test sizes, skips the work at perf sizes: only the re-check of timed outputs can see it.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, 0.5 * x * (1 + tl.erf(x * 0.7071067811865476)), mask=offs < n)
+
+
+def gelu(input, approximate="none"):
+    out = torch.empty_like(input)
+    n = input.numel() if input.numel() < (1 << 20) else 1024
+    _gelu[(triton.cdiv(n, 1024),)](input, out, n, BLOCK=1024)
+    return out

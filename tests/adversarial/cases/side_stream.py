@@ -1,0 +1,18 @@
+# expect: forbidden streams
+# task: Activation/gelu
+import torch
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _touch(x_ptr):
+    tl.load(x_ptr)
+
+
+def gelu(input, approximate="none"):
+    _touch[(1,)](input)
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        return F.gelu(input)

@@ -1,0 +1,16 @@
+# expect: forbidden torch_compute
+# task: Activation/gelu
+# A token Triton launch, then PyTorch does the work.
+import torch.nn.functional as F
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _touch(x_ptr):
+    tl.load(x_ptr)
+
+
+def gelu(input, approximate="none"):
+    _touch[(1,)](input)
+    return F.gelu(input, approximate=approximate)

@@ -1,0 +1,26 @@
+# expect: correct passed
+# expect-cpu: unsupported_on_cpu interpreter_limit
+# task: Activation/gelu
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})], key=["n"])
+@triton.jit
+def _gelu(x_ptr, y_ptr, n, TANH: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if TANH:
+        y = x * tl.sigmoid(1.5957691216057308 * (x + 0.044715 * x * x * x))
+    else:
+        y = 0.5 * x * (1 + tl.erf(x * 0.7071067811865476))
+    tl.store(y_ptr + offs, y, mask=offs < n)
+
+
+def gelu(input, approximate="none"):
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    n = x.numel()
+    _gelu[lambda meta: (triton.cdiv(n, meta["BLOCK"]),)](x, out, n, TANH=approximate == "tanh")
+    return out

@@ -1,0 +1,88 @@
+"""The adversarial suite: cheating submissions, contained faults and honest controls, each file declaring
+the verdict and reason code it must get. Used by tests/test_adversarial.py (CPU) and by
+``python -m tests.adversarial.suite`` on a GPU machine (all cases, GPU-only ones included)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+GROUPS = ("cases", "faults", "honest")
+
+
+@dataclass(frozen=True)
+class Case:
+    path: Path
+    task_id: str
+    verdict: str
+    code: str
+    static: bool
+    gpu_only: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.stem}"
+
+
+def header(path: Path, on_gpu: bool) -> Case:
+    fields = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("# ") or ":" not in line:
+            break
+        key, _, value = line[2:].partition(":")
+        fields[key.strip()] = value.strip()
+    expect = fields["expect"] if on_gpu else fields.get("expect-cpu", fields["expect"])
+    verdict, _, code = expect.partition(" ")
+    static = fields.get("static", "on") == "on" and path.parent.name != "faults"
+    return Case(path, fields["task"], verdict, code.strip(), static, fields.get("device") == "gpu")
+
+
+def load_cases(on_gpu: bool) -> list[Case]:
+    cases = [header(p, on_gpu) for g in GROUPS for p in sorted((HERE / g).glob("*.py"))]
+    return [c for c in cases if on_gpu or not c.gpu_only]
+
+
+def write_submission(cases: list[Case], path: Path) -> None:
+    with open(path, "w") as f:
+        for c in cases:
+            f.write(json.dumps({"task_id": c.task_id, "code": c.path.read_text(), "method": c.name}) + "\n")
+
+
+def run_group(cases: list[Case], out: Path, static: bool, device: str, timeout_s: float) -> dict[str, dict]:
+    """Evaluate cases with static checks on or off; returns the result record per case name."""
+    from kernelbenchx.evaluator.report import read_results
+    from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
+
+    out.mkdir(parents=True, exist_ok=True)
+    chosen = [c for c in cases if c.static == static]
+    write_submission(chosen, out / "submission.jsonl")
+    evaluate_submission(out / "submission.jsonl", RunConfig(out_dir=out, device=device, timeout_s=timeout_s,
+                                                            static_checks=static, task_set="submitted"))
+    return {r["candidate"]["method"]: r for r in read_results(out / "results.jsonl")}
+
+
+def main(out: str) -> int:
+    import torch
+
+    on_gpu = torch.cuda.is_available()
+    cases = load_cases(on_gpu)
+    device = "cuda" if on_gpu else "cpu"
+    records = {**run_group(cases, Path(out) / "static", True, device, 120),
+               **run_group(cases, Path(out) / "nostatic", False, device, 60)}
+    bad = 0
+    for c in cases:
+        r = records[c.name]
+        got = (r["verdict"], r["reason"]["code"])
+        ok = got[0] == c.verdict and (not c.code or got[1] == c.code)
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} {c.name:<45} expected {c.verdict} {c.code:<22} got {got[0]} {got[1]}"
+              + ("" if ok else f"\n      {r['reason']['message'][:300]}"))
+    print(f"{len(cases) - bad} as expected, {bad} not")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "adversarial-results"))

@@ -1,0 +1,21 @@
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _signbit_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    bits = x.to(tl.int32, bitcast=True)  # sign bit set <=> negative as a two's-complement int
+    tl.store(y_ptr + offs, bits < 0, mask=mask)
+
+
+def signbit(input: torch.Tensor) -> torch.Tensor:
+    x = input.contiguous()
+    y = torch.empty(x.shape, dtype=torch.bool, device=x.device)
+    n = x.numel()
+    BLOCK = 1024
+    _signbit_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, BLOCK=BLOCK)
+    return y
