@@ -32,7 +32,7 @@ def perf_stage(child: Child, task, candidate, ctx) -> dict:
     from kernelbenchx.evaluator.run import derive_seed
 
     gpu = ctx.gpu_for(candidate)
-    lane, peaks = ctx.lanes[gpu], roofline.PEAKS.get(ctx.target or "", None)
+    lane, peaks = ctx.lanes[gpu], ctx.peaks
     cases, warnings = [], []
     with ctx.timing_locks[gpu]:
         for index in range(perf_case_count(task)):

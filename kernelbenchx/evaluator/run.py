@@ -103,7 +103,10 @@ class RunContext:
         self.references = TrustedServer("cuda" if gpus else "cpu", 0 if gpus else None)
         self.lanes = [TrustedServer("cuda", g) for g in range(gpus)]
         self.timing_locks = [threading.Lock() for _ in range(gpus)]  # one timing at a time per GPU
-        self.target = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
+        # KBX_TARGET (set by the container image) names the golden data; the GPU itself names the peaks.
+        detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
+        self.target = os.environ.get("KBX_TARGET") or detected
+        self.peaks = roofline.PEAKS.get(detected or "")
         self.protocol = asdict(config.protocol)
         self.expected_cache: dict[str, dict | Exception] = {}
         self.cache_lock = threading.Lock()
@@ -292,7 +295,9 @@ def prepare_run(out_dir: Path, config: RunConfig) -> tuple[int, set[str]]:
         if results.exists():
             from kernelbenchx.evaluator.report import read_results
 
-            done = {r["key"] for r in read_results(results)}
+            records = read_results(results)  # drops a record torn by the interruption
+            results.write_text("".join(json.dumps(r) + "\n" for r in records))
+            done = {r["key"] for r in records}
         return seed, done
     if results.exists() and not config.resume:
         results.unlink()

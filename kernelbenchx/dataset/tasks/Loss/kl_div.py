@@ -9,6 +9,8 @@ from kernelbenchx.dataset.task import Call, Task, input_flops, sample
 
 def reference(input: torch.Tensor, target: torch.Tensor, reduction: str = "batchmean",
               log_target: bool = False) -> torch.Tensor:
+    if reduction == "mean":  # spelled out: torch warns that its 'mean' may change meaning in a later release
+        return F.kl_div(input, target, reduction="none", log_target=log_target).mean()
     return F.kl_div(input, target, reduction=reduction, log_target=log_target)
 
 
@@ -22,7 +24,7 @@ def probs(shape, gen, mode="standard"):
 
 def fixed_cases(gen):
     yield "example", Call(log_probs((2, 5), gen), probs((2, 5), gen))
-    yield "same_distribution", Call(log_probs((3, 7), gen).exp().log(), torch.full((3, 7), 1 / 7), "sum")
+    yield "same_distribution", Call(torch.full((3, 7), 1 / 7).log(), torch.full((3, 7), 1 / 7), "sum")
     zero_target = torch.tensor([[0.0, 0.5, 0.5, 0.0], [1.0, 0.0, 0.0, 0.0]])
     yield "zero_target_none", Call(log_probs((2, 4), gen), zero_target, "none")
     yield "zero_target_batchmean", Call(log_probs((2, 4), gen), zero_target)

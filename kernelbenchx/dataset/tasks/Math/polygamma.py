@@ -59,10 +59,11 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="n a Python int; input float32 of any shape; output float32, same shape",
-                      tolerance=Tolerance(rtol=1e-4, atol=1e-5),
-                      notes="rtol is 1e-4, not 1e-5: the reference is torch's own float32 evaluation, and a careful "
-                            "float32 implementation (recurrence to x ≥ ~10, then the asymptotic series; "
-                            "powers via exp2/log2) differs from it by a few 1e-6 relative; 1e-4 leaves margin "
-                            "without admitting a wrong series or a missing term."),
+                      tolerance=Tolerance(rtol=5e-5, atol=1e-5),
+                      notes="rtol is 5e-5, not 1e-5, to leave room for float32 special-function error on both "
+                            "sides: the reference is torch's float32 polygamma (within 5e-7 of float64), and a "
+                            "careful float32 Triton version (recurrence to x ≥ 10, then the asymptotic series for "
+                            "n ≤ 1; (−1)ⁿ⁺¹ n! ζ(n+1, x) for n ≥ 2; powers as exp2(e·log2 a), whose error grows "
+                            "with |e·log2 a|) was measured within 3.1e-6 of it on an H100."),
     flops=elementwise_flops(60),
 )

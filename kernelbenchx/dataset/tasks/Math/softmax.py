@@ -57,8 +57,12 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32 of any shape; output float32, or `dtype` when given (float64)",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-6),
-                      notes="Summation order is free. atol is 1e-6 rather than 1e-5 because every output is a "
-                            "probability ≤ 1: 1e-5 would leave the entries of long slices (≈1/n each) unchecked."),
+                      tolerance=Tolerance(rtol=1e-4, atol=1e-6),
+                      notes="Summation order is free. rtol is 1e-4 because torch's own float32 softmax (the "
+                            "reference) sums non-last dimensions sequentially: when one entry dominates a slice, "
+                            "the small terms fall below half an ulp of the running sum and are lost, up to "
+                            "D·2⁻²⁴ relative (1.3e-5 measured at D = 1025 on CPU and H100). atol is 1e-6, not "
+                            "1e-5, since every output is a probability ≤ 1 and the entries of long slices are "
+                            "≈ 1/D."),
     flops=input_flops(5),
 )

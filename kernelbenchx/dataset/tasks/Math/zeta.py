@@ -64,10 +64,11 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32; other float32 tensor (broadcastable) or Python float; output float32, "
                              "broadcast shape",
-                      tolerance=Tolerance(rtol=1e-4, atol=1e-5),
-                      notes="rtol is 1e-4, not 1e-5: the reference is torch's own float32 evaluation, and a careful "
-                            "float32 implementation (a few direct terms, then the Euler–Maclaurin tail; powers via "
-                            "exp2/log2, whose error grows with x·log q) differs from it by a few 1e-6 relative; "
-                            "1e-4 leaves margin without admitting a truncated series."),
+                      tolerance=Tolerance(rtol=5e-5, atol=1e-5),
+                      notes="rtol is 5e-5, not 1e-5, to leave room for float32 special-function error on both "
+                            "sides: the reference is torch's float32 zeta (within 5e-7 of float64), and a careful "
+                            "float32 Triton version (nine direct terms, then the Euler–Maclaurin tail; powers as "
+                            "exp2(e·log2 a), whose error grows with |e·log2 a|) was measured within 1.5e-7 of it "
+                            "on an H100, and within 1e-5 by error analysis for x up to 60."),
     flops=elementwise_flops(80),
 )

@@ -14,12 +14,15 @@ HALF = torch.float16
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+    return quantized.linear_w4a16(input, weight, bias)
+
+
+def unquantized(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
     return F.linear(input, weight, bias)
 
 
 def check(call, output, expected, contract):
-    pipeline = quantized.linear_w4a16(*call.args, **call.kwargs)
-    return quantized.judge(output, pipeline, expected, contract.tolerance, LIMITS)
+    return quantized.judge(output, expected, call.invoke(unquantized), contract.tolerance, LIMITS)
 
 
 def fixed_cases(gen):
@@ -50,7 +53,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    for m, k, n in ((1, 4096, 4096), (8, 4096, 4096), (32, 4096, 16384)):
+    for m, k, n in ((1, 2048, 4096), (8, 4096, 4096), (32, 4096, 16384)):
         yield f"m{m}_k{k}_n{n}", Call(sample((m, k), gen, dtype=HALF), sample((n, k), gen, dtype=HALF),
                                       sample((n,), gen, dtype=HALF))
 
@@ -64,9 +67,9 @@ TASK = Task(
     entry="linear_w4a16",
     signature="linear_w4a16(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor",
     description="W4A16 linear layer (weight-only quantization): input float16 (*, K), weight float16 (N, K), "
-                "optional bias float16 (N,); output float16 (*, N). The float reference is "
-                "torch.nn.functional.linear(input, weight, bias); the kernel must instead compute it through this "
-                "exact pipeline, with no quantized PyTorch APIs:\n"
+                "optional bias float16 (N,); output float16 (*, N). The result is defined by "
+                "this exact pipeline (no quantized PyTorch APIs); the unquantized "
+                "torch.nn.functional.linear(input, weight, bias) is only the accuracy yardstick:\n"
                 "1. Quantize the weight to int4 with one scale per output channel (row n): "
                 "s[n] = max_k |weight[n, k]| / 7 computed in fp32; q = clamp(round(weight / s[n]), -8, 7), "
                 "rounding half to even (|weight / s| ≤ 7, so -8 never occurs); a row whose max is 0 quantizes to "

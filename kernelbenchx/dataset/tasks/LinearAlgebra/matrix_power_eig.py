@@ -1,0 +1,75 @@
+"""LinearAlgebra/matrix_power_eig: A^k (real, fractional or complex k) through the eigendecomposition."""
+
+import torch
+
+from kernelbenchx.dataset import invariants as inv
+from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.task import Call, Task
+
+
+def reference(A: torch.Tensor, k) -> torch.Tensor:
+    L, V = torch.linalg.eig(A)
+    return V @ torch.diag_embed(L ** k) @ torch.linalg.inv(V)
+
+
+def fixed_cases(gen):
+    f64 = torch.float64
+    yield "diagonal_square", Call(torch.tensor([[2.0, 0.0], [0.0, 3.0]]), 2)
+    yield "diagonal_sqrt", Call(torch.tensor([[2.0, 0.0], [0.0, 3.0]], dtype=f64), 0.5)
+    yield "rotation_sqrt", Call(torch.tensor([[0.0, -1.0], [1.0, 0.0]], dtype=f64), 0.5)
+    yield "power_zero", Call(inv.diagonalizable(5, gen), 0)
+    yield "inverse", Call(inv.diagonalizable(6, gen, low=0.5, high=2.0), -1)
+    yield "complex_exponent", Call(inv.diagonalizable(4, gen, low=0.5, high=2.0), complex(1.0, 0.5))
+    yield "batch_cube", Call(inv.diagonalizable(5, gen, batch=(2,)), 3)
+
+
+def random_cases(gen, mode):
+    yield "n48_sqrt", Call(inv.diagonalizable(48, gen, mode, low=0.5, high=2.0), 0.5)
+    yield "n64_cube", Call(inv.diagonalizable(64, gen, mode), 3)
+    yield "batch_symmetric_square", Call(inv.diagonalizable(20, gen, mode, batch=(3,), symmetric=True), 2)
+
+
+def perf_cases(gen):
+    yield "n256_sqrt", Call(inv.diagonalizable(256, gen, low=0.5, high=2.0), 0.5)
+    yield "n1024_square", Call(inv.diagonalizable(1024, gen), 2)
+    yield "n1664_1.5", Call(inv.diagonalizable(1664, gen, low=0.5, high=2.0), 1.5)
+
+
+def flops(call, out):
+    n = call.args[0].shape[-1]
+    # eig (≈25n³), inverse of V (complex, ≈8n³), V·diag·V⁻¹ (complex product, 8n³)
+    return inv.batch_count(call.args[0]) * 41.0 * n ** 3
+
+
+TASK = Task(
+    id="LinearAlgebra/matrix_power_eig",
+    entry="matrix_power_eig",
+    signature="matrix_power_eig(A: Tensor, k: float | complex) -> Tensor",
+    description="Computes the matrix power A^k of a diagonalizable real square matrix (or of each matrix of a "
+                "batch of shape (*, n, n)) through its eigendecomposition A = V·diag(Λ)·V⁻¹: "
+                "A^k = V·diag(Λ^k)·V⁻¹, where Λ^k is the principal power of each (complex) eigenvalue, "
+                "exp(k·log λ) with the principal logarithm (arg in (−π, π]). k may be an int, a float (fractional "
+                "powers) or a complex number. The result is complex (complex128 for float64 input, complex64 for "
+                "float32) even when A^k is real. For fractional k the test matrices have no eigenvalue on the "
+                "negative real axis. (`out=` is dropped.)",
+    math=r"A^k = V \operatorname{diag}(\lambda_1^k, \dots, \lambda_n^k) V^{-1},\qquad \lambda^k = e^{k \log \lambda}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(
+        dtypes="A float64 (one stage-1 case float32) of shape (*, n, n), k a Python number; output complex128 "
+               "(complex64 for float32 input) of A's shape",
+        tolerance=inv.shown_tolerance(torch.float64, 16.0),
+        accumulation="the input dtype",
+        notes="A^k is unique for these inputs and compared elementwise by complex magnitude: "
+              "|X − X_ref| ≤ 16·tol·(RMS|X_ref| + |X_ref|), with "
+              f"{inv.tolerance_text()} (the line above is n = 256). Test matrices are V·B·V⁻¹ with "
+              "well-conditioned V and well-separated eigenvalues (about a quarter in complex-conjugate pairs), "
+              "or symmetric.",
+    ),
+    flops=flops,
+    unit="fp64",
+    check=inv.close_check(16.0),
+)

@@ -1,0 +1,73 @@
+"""LinearAlgebra/svd: singular value decomposition A = U·diag(S)·Vh, full or reduced."""
+
+import torch
+
+from kernelbenchx.dataset import invariants as inv
+from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.task import Call, Task
+
+
+def reference(A: torch.Tensor, full_matrices: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    return tuple(torch.linalg.svd(A, full_matrices=full_matrices))
+
+
+def fixed_cases(gen):
+    f32 = torch.float32
+    yield "tall_reduced", Call(inv.gaussian((5, 3), gen, dtype=f32), full_matrices=False)
+    yield "tall_full", Call(inv.gaussian((5, 3), gen, dtype=f32))
+    yield "wide", Call(inv.gaussian((3, 5), gen, dtype=f32), False)
+    yield "diagonal_signs", Call(torch.diag(torch.tensor([2.0, -5.0, 0.5, -1.0])))
+    rank2 = inv.gaussian((6, 2), gen, dtype=f32) @ inv.gaussian((2, 4), gen, dtype=f32)
+    yield "rank_deficient", Call(rank2)
+    yield "zero", Call(torch.zeros(3, 2))
+    yield "batch_reduced", Call(inv.gaussian((7, 5, 3), gen, dtype=f32), full_matrices=False)
+    yield "1x1", Call(torch.tensor([[-3.0]]))
+
+
+def random_cases(gen, mode):
+    f32 = torch.float32
+    yield "96x64_full", Call(inv.gaussian((96, 64), gen, mode, f32))
+    yield "50x120_reduced", Call(inv.gaussian((50, 120), gen, mode, f32), full_matrices=False)
+    yield "batch_32", Call(inv.gaussian((3, 32, 32), gen, mode, f32))
+
+
+def perf_cases(gen):
+    for n in (64, 256, 1024):
+        yield f"n{n}", Call(inv.gaussian((n, n), gen, dtype=torch.float32))
+
+
+def flops(call, out):
+    a = call.args[0]
+    m, n = a.shape[-2:]
+    return inv.batch_count(a) * inv.svd_flops(m, n)
+
+
+TASK = Task(
+    id="LinearAlgebra/svd",
+    entry="svd",
+    signature="svd(A: Tensor, full_matrices: bool = True) -> tuple[Tensor, Tensor, Tensor]",
+    description="Computes the singular value decomposition A = U·diag(S)·Vh of a real m×n matrix (or of each "
+                "matrix of a batch of shape (*, m, n)), k = min(m, n). Returns (U, S, Vh): S of shape (*, k) with "
+                "the singular values, non-negative and in descending order; with full_matrices=True U is (*, m, m) "
+                "and Vh is (*, n, n), both orthogonal; with full_matrices=False U is (*, m, k) and Vh is (*, k, n) "
+                "with orthonormal columns / rows. All outputs have A's dtype. Singular vectors are unique only up "
+                "to sign (and rotations within repeated or zero singular values); any valid choice is accepted. "
+                "(torch.linalg.svd; the cuSOLVER `driver` and `out=` arguments are dropped.)",
+    math=r"A = U \operatorname{diag}(S) V^{\mathsf H},\quad U^{\mathsf H} U = I,\ V^{\mathsf H} V = I,\ S_1 \ge \dots \ge S_k \ge 0",
+    difficulty=4,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(
+        dtypes="A float32 of shape (*, m, n); U, S, Vh float32",
+        tolerance=inv.shown_tolerance(torch.float32),
+        notes="Judged as a decomposition, not elementwise (signs and bases are free): outputs must be finite with "
+              "the reference's shapes and dtypes; S non-negative, sorted descending and within tol·S_max of the "
+              "reference's singular values; ‖UᵀU − I‖_F/√(cols) ≤ tol and ‖Vh·Vhᵀ − I‖_F/√(rows) ≤ tol; and "
+              "U[:, :k]·diag(S)·Vh[:k] must rebuild A with ‖rebuilt − A‖_F ≤ tol·‖A‖_F, where "
+              f"{inv.tolerance_text()}.",
+    ),
+    flops=flops,
+    check=inv.svd_check,
+)

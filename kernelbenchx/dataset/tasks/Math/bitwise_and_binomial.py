@@ -1,0 +1,141 @@
+"""Math/bitwise_and_binomial: a Binomial draw per element, scaled by the bitwise AND of two integer tensors."""
+
+import math
+
+import torch
+from torch.distributions import Binomial
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+
+KS_ALPHA = 1e-6  # chance that a correct sampler fails the distribution test on one case
+MAX_TESTED = 1 << 15  # draws fed to the distribution test (a fixed subset beyond that)
+
+
+def reference(input: torch.Tensor, other: torch.Tensor, total_count: torch.Tensor,
+              probs: torch.Tensor | None = None, logits: torch.Tensor | None = None) -> torch.Tensor:
+    draws = Binomial(total_count=total_count, probs=probs, logits=logits, validate_args=False).sample()
+    return draws * torch.bitwise_and(input, other)
+
+
+def law(call: Call, shape: torch.Size) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(multiplier, trials, success probability) per output element, in float64 on the CPU."""
+    names = ("input", "other", "total_count", "probs", "logits")
+    args = dict(zip(names, call.args)) | call.kwargs
+    p = args.get("probs")
+    if p is None:
+        p = torch.sigmoid(args["logits"])
+    mult = torch.bitwise_and(args["input"], args["other"])
+    return tuple(t.detach().cpu().double().broadcast_to(shape) for t in (mult, args["total_count"], p))
+
+
+def log_pmf(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+    comb = torch.lgamma(n + 1) - torch.lgamma(k + 1) - torch.lgamma(n - k + 1)
+    return comb + torch.xlogy(k, p) + torch.xlogy(n - k, 1 - p)
+
+
+def ks_reason(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor) -> str | None:
+    """Randomized probability-integral transform of the draws, then a Kolmogorov–Smirnov test for uniformity."""
+    rng = torch.Generator().manual_seed(0)
+    if k.numel() > MAX_TESTED:
+        keep = torch.randperm(k.numel(), generator=rng)[:MAX_TESTED]
+        k, n, p = k[keep], n[keep], p[keep]
+    # P(K < k) summed over the support below k; the table is [draws, max(k)] since only j < k matters.
+    j = torch.arange(int(k.max()), dtype=torch.float64)
+    below = torch.where(j < k[:, None], log_pmf(j, n[:, None], p[:, None]).exp(), 0.0).sum(1)
+    u = (below + torch.rand(k.shape, generator=rng, dtype=torch.float64) * log_pmf(k, n, p).exp()).sort().values
+    m = u.numel()
+    ranks = torch.arange(1, m + 1, dtype=torch.float64) / m
+    d = float(torch.maximum(ranks - u, u - (ranks - 1 / m)).max())
+    limit = math.sqrt(math.log(2 / KS_ALPHA) / (2 * m))
+    if d > limit:
+        return f"draws do not follow Binomial(total_count, p): KS distance {d:.3g} > {limit:.3g} over {m} draws"
+    return None
+
+
+def check(call: Call, output, expected: torch.Tensor, contract: Contract) -> str | None:
+    if not isinstance(output, torch.Tensor):
+        return f"expected a tensor, got {type(output).__name__}"
+    if output.dtype != expected.dtype or output.shape != expected.shape:
+        return f"got {output.dtype}{list(output.shape)}, expected {expected.dtype}{list(expected.shape)}"
+    out = output.detach().cpu().double()
+    if not torch.isfinite(out).all():
+        return "output has NaN/inf"
+    mult, n, p = law(call, expected.shape)
+    if (out[mult == 0] != 0).any():
+        return "nonzero output where input & other is 0"
+    live = mult != 0
+    k, n, p = out[live] / mult[live], n[live], p[live]
+    if (k != k.round()).any():
+        return "output is not an integer multiple of input & other"
+    if ((k < 0) | (k > n)).any() or torch.isinf(log_pmf(k, n, p)).any():
+        return "a draw lies outside the support of Binomial(total_count, p)"
+    return ks_reason(k, n, p) if k.numel() else None
+
+
+def fixed_cases(gen):
+    yield "example", Call(torch.tensor([3, 7, 15], dtype=torch.int8), torch.tensor([1, 2, 8], dtype=torch.int8),
+                          torch.tensor([10, 20, 30]), probs=torch.tensor([0.2, 0.5, 0.8]))
+    yield "certain", Call(torch.tensor([5, -1, 6, 3, 0, -8], dtype=torch.int32),
+                          torch.tensor([3, 6, -1, 1, 7, -8], dtype=torch.int32),
+                          torch.tensor([4.0, 9.0, 0.0, 7.0, 5.0, 3.0]), torch.tensor([1.0, 0.0, 0.5, 1.0, 1.0, 1.0]))
+    yield "logits", Call(randint((513,), gen, -64, 64, dtype=torch.int32), randint((513,), gen, -64, 64, dtype=torch.int32),
+                         torch.tensor(25), logits=sample((513,), gen) * 2)
+    yield "bool_scalar_count", Call(torch.rand(2049, generator=gen) < 0.7, torch.rand(2049, generator=gen) < 0.7,
+                                    torch.tensor(12.0), torch.rand(2049, generator=gen))
+    yield "broadcast", Call(randint((33, 1), gen, 0, 256, dtype=torch.int32), randint((1, 65), gen, 0, 256, dtype=torch.int32),
+                            randint((65,), gen, 0, 41), probs=torch.rand(33, 1, generator=gen))
+
+
+def random_cases(gen, mode):
+    def ints(shape):
+        return randint(shape, gen, -128, 128, dtype=torch.int32)
+
+    count = randint((), gen, 5, 51)
+    yield "probs", Call(ints((32_771,)), ints((32_771,)), count, torch.sigmoid(sample((32_771,), gen, mode)))
+    yield "logits_per_element", Call(ints((129, 257)), ints((129, 257)), randint((129, 257), gen, 0, 41).float(),
+                                     logits=sample((129, 257), gen, mode))
+
+
+def perf_cases(gen):
+    def case(n):
+        ints = (randint((n,), gen, -128, 128, dtype=torch.int32) for _ in range(2))
+        return Call(*ints, torch.tensor(20, device=gen.device), torch.sigmoid(sample((n,), gen)))
+
+    yield "n2^16", case(1 << 16)
+    yield "n2^24", case(1 << 24)
+    yield "n2^26", case(1 << 26)
+
+
+TASK = Task(
+    id="Math/bitwise_and_binomial",
+    entry="bitwise_and_binomial",
+    signature="bitwise_and_binomial(input: Tensor, other: Tensor, total_count: Tensor, "
+              "probs: Tensor | None = None, logits: Tensor | None = None) -> Tensor",
+    description="Computes m = input & other (integer tensors of one dtype, or bool tensors) and, independently "
+                "for every element, draws K ~ Binomial(total_count, p): the number of successes in total_count "
+                "independent trials of success probability p, where p = probs, or p = sigmoid(logits) when "
+                "logits is given (exactly one of probs/logits is given; probs lies in [0, 1]). total_count is a "
+                "0-d or full tensor (int64 or float32 holding non-negative whole numbers). All arguments "
+                "broadcast together; returns K·m as a new float32 tensor of the broadcast shape. p = 0 gives "
+                "K = 0, p = 1 gives K = total_count. Use any random source (e.g. tl.rand with a seed drawn per "
+                "call); the draws need not match torch's random stream.",
+    math=r"\text{out}_i = K_i\cdot(\text{input}_i \mathbin{\&} \text{other}_i),\quad "
+         r"K_i \sim \mathrm{Binomial}(n_i, p_i)",
+    difficulty=2,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input/other int8–int64 or bool (same dtype); total_count int64 or float32; probs or "
+                             "logits float32; output float32, broadcast shape",
+                      tolerance=Tolerance(rtol=0.0, atol=0.0),
+                      deterministic=False,
+                      notes="The output is random, so it is judged statistically, not elementwise: it must be "
+                            "exactly 0 where input & other is 0 and an exact multiple K·(input & other) with an "
+                            "integer K in [0, total_count] elsewhere, and the K must pass a Kolmogorov–Smirnov "
+                            "test (randomized PIT) against Binomial(total_count, p) at false-alarm rate 1e-6. "
+                            "Draws must be independent across elements and fresh on every call."),
+    check=check,
+    flops=elementwise_flops(2),
+)

@@ -1,0 +1,70 @@
+"""Normalization/normalized_cosine_similarity: Lp-normalize both inputs along a dim, then cosine similarity."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, sample
+
+
+def reference(x1, x2, dim: int = 1, eps_similarity: float = 1e-8, p_norm: float = 2,
+              eps_norm: float = 1e-12) -> torch.Tensor:
+    x1n = F.normalize(x1, p=p_norm, dim=dim, eps=eps_norm)
+    x2n = F.normalize(x2, p=p_norm, dim=dim, eps=eps_norm)
+    return F.cosine_similarity(x1n, x2n, dim=dim, eps=eps_similarity)
+
+
+def pair(shape, gen, mode="standard"):
+    return sample(shape, gen, mode), sample(shape, gen, mode)
+
+
+def fixed_cases(gen):
+    yield "rows", Call(*pair((10, 32), gen))
+    yield "dim0_l1", Call(*pair((20, 7), gen), 0, 1e-5, 1)
+    yield "norm_inf", Call(*pair((6, 9), gen), p_norm=float("inf"))
+    yield "broadcast_x2", Call(sample((8, 16), gen), sample((1, 16), gen))
+    yield "3d_last_dim", Call(*pair((3, 4, 25), gen), -1)
+    yield "3d_middle_dim", Call(*pair((3, 25, 4), gen), 1)
+    x = sample((5, 12), gen)
+    yield "parallel_and_opposite", Call(x, torch.cat([2.0 * x[:3], -0.5 * x[3:]]))
+    zero = torch.zeros(4, 6)
+    yield "zero_rows", Call(torch.cat([zero[:2], sample((2, 6), gen)]), torch.cat([sample((3, 6), gen), zero[:1]]))
+    yield "tiny_eps_norm_large_sim_eps", Call(1e-3 * sample((4, 5), gen), sample((4, 5), gen), 1, 0.5, 2, 1e-12)
+
+
+def random_cases(gen, mode):
+    yield "rows", Call(*pair((257, 1023), gen, mode))
+    yield "cols_l1", Call(*pair((513, 129), gen, mode), 0, 1e-8, 1)
+    yield "batched", Call(*pair((7, 301, 67), gen, mode), 2)
+
+
+def perf_cases(gen):
+    yield "64x1024", Call(*pair((64, 1024), gen))
+    yield "4096x1024", Call(*pair((4096, 1024), gen))
+    yield "32768x1024", Call(*pair((32768, 1024), gen))
+    yield "65536x2048", Call(*pair((65536, 2048), gen))
+
+
+TASK = Task(
+    id="Normalization/normalized_cosine_similarity",
+    entry="normalized_cosine_similarity",
+    signature="normalized_cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps_similarity: float = 1e-8, "
+              "p_norm: float = 2, eps_norm: float = 1e-12) -> Tensor",
+    description="n1 = torch.nn.functional.normalize(x1, p=p_norm, dim=dim, eps=eps_norm) and likewise n2 from x2 "
+                "(v / max(‖v‖_p along dim, eps_norm); p may be inf), then torch.nn.functional.cosine_similarity"
+                "(n1, n2, dim=dim, eps=eps_similarity) = Σ_dim (n1 / max(‖n1‖₂, eps_similarity)) · "
+                "(n2 / max(‖n2‖₂, eps_similarity)). x2 broadcasts against x1. The output has the broadcast shape "
+                "with `dim` removed; all-zero vectors give 0. Output float32.",
+    math=r"\hat v = v/\max(\lVert v\rVert_p,\epsilon_n);\quad "
+         r"\mathrm{out} = \sum \frac{\hat x_1}{\max(\lVert \hat x_1\rVert_2,\epsilon_s)}\cdot\frac{\hat x_2}{\max(\lVert \hat x_2\rVert_2,\epsilon_s)}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="x1, x2 float32 (broadcastable); output float32",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
+                      notes="The norms and the dot product are reductions whose order is free; outputs lie in "
+                            "[-1, 1]."),
+    flops=lambda call, out: 8.0 * max(call.args[0].numel(), call.args[1].numel()),
+)
