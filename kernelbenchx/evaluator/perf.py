@@ -62,8 +62,11 @@ def measure(req: dict, task: Task, fn: Callable[..., Any], device: str,
             out = task.reference(*calls[0].clone().args, **calls[0].kwargs) if launches is None else None
             cost = task.cost(calls[0], out) if out is not None else None
             report["cost"] = None if cost is None else {"flops": cost.flops, "bytes": cost.bytes, "unit": cost.unit}
+        del calls, built
+        torch.cuda.empty_cache()  # long-lived baseline processes must not hoard the previous case's memory
         return report
     except torch.cuda.OutOfMemoryError as exc:
+        torch.cuda.empty_cache()
         return {"ok": False, "error": {"type": "OutOfMemoryError", "message": str(exc)[:500]}}
     except Exception as exc:
         return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)[:2000]}}

@@ -31,7 +31,7 @@ class Protocol:
     min_reps: int = 10
     max_reps: int = 500
     target_rel_ci: float = 0.01
-    budget_s: float = 1.0
+    budget_s: float = 0.5
     use_graphs: bool = True
 
 
