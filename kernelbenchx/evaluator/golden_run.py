@@ -25,17 +25,17 @@ def measure_golden(target: str, out: Path | None, baselines: tuple[str, ...], ta
     tasks = [all_tasks()[t] for t in task_ids] if task_ids else list(all_tasks().values())
     data = {"kbx_golden": 1, "target": target, "environment": environment.fingerprint("cuda"),
             "protocol": asdict(protocol), "tasks": {}}
+    path = out or golden_path(target)
+    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         for n, task in enumerate(tasks, start=1):
             data["tasks"][task.id] = [measure_case(server, task, i, baselines, protocol)
                                       for i in range(perf_case_count(task))]
             progress(f"[{n}/{len(tasks)}] {task.id}: "
                      + ", ".join(f"{r.get('eager_ms') or float('nan'):.4f} ms" for r in data["tasks"][task.id]))
+            path.write_text(json.dumps(data, indent=1) + "\n")  # after each task: a cut-off run keeps its work
     finally:
         server.close()
-    path = out or golden_path(target)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n")
     return path
 
 

@@ -122,19 +122,24 @@ def install_audit_hook(candidate_file: str, workdir: str) -> None:
 
 
 class ReferenceBlocker:
-    """A meta-path finder that refuses kbx's task modules (the references) inside the candidate process."""
+    """A meta-path finder that refuses kbx's own modules (the references among them) to candidate code."""
+
+    def __init__(self, candidate_file: str) -> None:
+        self.candidate_file = candidate_file
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "kernelbenchx.dataset" or name.startswith("kernelbenchx.dataset."):
+        if (name == "kernelbenchx" or name.startswith("kernelbenchx.")) and caller_is_candidate(self.candidate_file):
             raise ImportError(f"kbx sandbox: importing {name} is not allowed")
         return None
 
 
-def block_imports() -> None:
+def block_imports(candidate_file: str) -> None:
+    """Forget kbx's modules (so an import must go through the finder) and install the blocker. The harness
+    keeps its own references to what it already imported."""
     for name in list(sys.modules):
-        if name == "kernelbenchx.dataset" or name.startswith("kernelbenchx.dataset."):
+        if name == "kernelbenchx" or name.startswith("kernelbenchx."):
             del sys.modules[name]
-    sys.meta_path.insert(0, ReferenceBlocker())
+    sys.meta_path.insert(0, ReferenceBlocker(candidate_file))
 
 
 def resolve_symbol(path: str) -> Any:

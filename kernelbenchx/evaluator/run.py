@@ -159,6 +159,7 @@ def evaluate_candidate(candidate: Candidate | InputProblem, ctx: RunContext) -> 
 
 def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outcome:
     task = get_task(candidate.task_id)
+    clock = time.perf_counter()
     if ctx.config.static_checks:
         report = checks.check_source(candidate.code, task.entry)
         stages.compile = {"static": {"kernels": report.kernels, "reachable": report.reachable,
@@ -166,7 +167,10 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
     on_cpu = not ctx.device.startswith("cuda")
     if on_cpu:
         reject_interpreter_limits(candidate.code)
+    stages.compile["static_s"] = round(time.perf_counter() - clock, 4)
+    clock = time.perf_counter()
     expected = ctx.expected(task.id)["stages"]
+    stages.correct["reference_wait_s"] = round(time.perf_counter() - clock, 3)
     if on_cpu and any(correctness.has_dtype(row["call"], "bfloat16") or correctness.has_dtype(
             row["expected"], "bfloat16") for rows in expected.values() for row in rows):
         raise Rejected(Verdict.UNSUPPORTED_ON_CPU, "bfloat16",
@@ -179,12 +183,17 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
             load = child.call({"op": "load", "code": candidate.code, "entry": task.entry, "task_id": task.id,
                                "device": ctx.device})
             stages.compile["import"] = judge_load(load)
+            stages.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
             verify_symbols(child, "at import")
+            clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 stages.correct[stage] = run_correct_stage(child, task, stage, expected[stage], on_cpu)
                 verify_symbols(child, f"during {stage}")
+            stages.correct["seconds"] = round(time.perf_counter() - clock, 3)
+            clock = time.perf_counter()
             stages.perf = run_perf(child, task, candidate, ctx) if ctx.config.perf else {
                 "status": "skipped", "reason": "perf disabled (--no-perf)"}
+            stages.perf["seconds"] = round(time.perf_counter() - clock, 3)
         except ChildFailed as failed:
             raise child_failure(failed) from None
     if stages.perf.get("status") == "implausible":

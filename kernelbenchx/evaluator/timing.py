@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import torch
 
+from kernelbenchx.dataset.task import iter_tensors
+
 L2_FLUSH_BYTES = 256 << 20
 
 
@@ -136,8 +138,6 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]],
 
 def fingerprint(value: Any) -> list[float]:
     """Cheap content summary of tensors (sum and sum of squares in fp64) to compare input sets across processes."""
-    from kernelbenchx.dataset.task import iter_tensors
-
     out = []
     for t in iter_tensors(value):
         d = t.detach().double() if not t.is_complex() else torch.view_as_real(t.detach()).double()
@@ -147,8 +147,6 @@ def fingerprint(value: Any) -> list[float]:
 
 def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[torch.Tensor]:
     """Values of each output tensor at `count` positions chosen by a seed the timed code never saw."""
-    from kernelbenchx.dataset.task import iter_tensors
-
     gen = torch.Generator().manual_seed(positions_seed)
     picked = []
     for t in iter_tensors(value):

@@ -22,6 +22,7 @@ from kernelbenchx.evaluator import monitor, perf, timing
 from kernelbenchx.evaluator.sandbox import Channel
 
 OUTPUT_SCALARS = (bool, int, float, complex, type(None))
+MAX_OUTPUT_BYTES = 8 << 30  # no task's output comes near this; a larger one is refused before it is copied
 # The harness's own references, taken before candidate code can replace the public ones.
 _equal, _clone = torch.equal, torch.Tensor.clone
 
@@ -46,7 +47,7 @@ class Harness:
         path = Path.cwd() / "candidate.py"
         path.write_text(req["code"])
         monitor.install_audit_hook(str(path), str(Path.cwd()))
-        monitor.block_imports()
+        monitor.block_imports(str(path))
         spec = importlib.util.spec_from_file_location("candidate", path)
         module = importlib.util.module_from_spec(spec)
         sys.modules["candidate"] = module
@@ -149,13 +150,20 @@ def positional_tensor_indices(args: tuple) -> dict[int, int]:
 
 
 def unsupported_output(value: Any) -> str | None:
+    total = sum(t.numel() * t.element_size() for t in iter_tensors(value))
+    if total > MAX_OUTPUT_BYTES:
+        return f"output of {total / 2 ** 30:.1f} GiB is larger than any task's output"
+    return unsupported_type(value)
+
+
+def unsupported_type(value: Any) -> str | None:
     if isinstance(value, torch.Tensor):
         if type(value) is not torch.Tensor:
             return f"output is a tensor subclass ({type(value).__name__}), not a plain torch.Tensor"
         return None
     if isinstance(value, (tuple, list)):
         for v in value:
-            reason = unsupported_output(v)
+            reason = unsupported_type(v)
             if reason:
                 return reason
         return None

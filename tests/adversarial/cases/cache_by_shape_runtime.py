@@ -1,4 +1,4 @@
-# expect: incorrect stage2
+# expect: incorrect
 # task: Activation/gelu
 # static: off
 # Static checks off: the shape-keyed cache is caught because stage 2 repeats shapes with new data.

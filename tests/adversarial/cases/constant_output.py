@@ -13,6 +13,6 @@ def _zero(y_ptr, n, BLOCK: tl.constexpr):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     shape = [] if dim is None else [s for i, s in enumerate(input.shape) if i != dim % input.dim()]
-    out = torch.empty(shape, dtype=dtype or input.dtype)
+    out = torch.empty(shape, dtype=dtype or input.dtype, device=input.device)
     _zero[(max(1, triton.cdiv(out.numel(), 128)),)](out, out.numel(), BLOCK=128)
     return out

@@ -13,6 +13,6 @@ def _gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def gelu(input, approximate="none"):
-    out = torch.empty(input.shape, dtype=torch.float64)
+    out = torch.empty(input.shape, dtype=torch.float64, device=input.device)
     _gelu[(triton.cdiv(input.numel(), 1024),)](input, out, input.numel(), BLOCK=1024)
     return out
