@@ -120,6 +120,9 @@ class Task:
     math: str = ""
     unit: str = "fp32"
     in_paper: bool = True
+    # Compulsory bytes when the default (every input read once, every output written once) overcounts:
+    # gathers such as nll_loss or index_select read only the selected part of an input.
+    bytes: Callable[[Call, Any], float] | None = None
     # Custom comparison (decompositions, RNG, quantization): returns None when the output is acceptable
     # or a one-line reason when it is not. Default: contract.compare (elementwise rules).
     check: Callable[[Call, Any, Any, Contract], "str | None"] | None = None
@@ -134,6 +137,8 @@ class Task:
         return self.id.split("/", 1)[1]
 
     def cost(self, call: Call, output: Any) -> Cost:
+        if self.bytes is not None:
+            return Cost(self.flops(call, output), self.bytes(call, output), self.unit)
         compared = self.contract.compared_outputs(call, output)
         return Cost(self.flops(call, output), tensor_bytes(call.args) + tensor_bytes(call.kwargs)
                     + tensor_bytes(compared), self.unit)

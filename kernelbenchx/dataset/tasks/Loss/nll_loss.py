@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample, uniform
+from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample, tensor_bytes, uniform
 
 
 def reference(input: torch.Tensor, target: torch.Tensor, weight: torch.Tensor | None = None,
@@ -60,6 +60,15 @@ def flops(call, out):
     return 2.0 * call.args[1].numel()
 
 
+def compulsory_bytes(call: Call, out) -> float:
+    """Targets, the one selected log-probability per position, the weights, and the output: a kernel never
+    needs the rest of `input` (counting all of it would put honest kernels above the roofline)."""
+    target = call.args[1]
+    weight = call.args[2] if len(call.args) > 2 else call.kwargs.get("weight")
+    return (tensor_bytes(target) + target.numel() * call.args[0].element_size() + tensor_bytes(weight)
+            + tensor_bytes(out))
+
+
 TASK = Task(
     id="Loss/nll_loss",
     entry="nll_loss",
@@ -84,4 +93,5 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5),
                       notes="Only the selected log-probabilities need to be read. Summation order is free."),
     flops=flops,
+    bytes=compulsory_bytes,
 )
