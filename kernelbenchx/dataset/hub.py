@@ -31,7 +31,7 @@ def task_row(task: Task) -> dict:
     return {
         "id": task.id, "category": task.category, "stem": task.stem, "entry": task.entry,
         "prompt": render_prompt(task), "signature": task.signature, "description": task.description,
-        "math": task.math, "contract": c.describe(), "dtypes": c.dtypes, "rtol": c.tolerance.rtol,
+        "math": task.math, "contract": c.describe(custom_check=task.check is not None), "dtypes": c.dtypes, "rtol": c.tolerance.rtol,
         "atol": c.tolerance.atol, "atol_scale": c.tolerance.scale, "tf32": c.tf32,
         "accumulation": c.accumulation, "deterministic": c.deterministic,
         "custom_check": task.check is not None, "reference_source": inspect.getsource(task.reference),

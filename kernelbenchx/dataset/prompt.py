@@ -27,6 +27,6 @@ def render_prompt(task: Task) -> str:
     ]
     if task.math:
         parts += ["", "## Math", "", task.math]
-    parts += ["", "## Numerical contract", "", task.contract.describe()]
+    parts += ["", "## Numerical contract", "", task.contract.describe(custom_check=task.check is not None)]
     parts += ["", "## Submission contract", "", SUBMISSION_RULES.format(entry=task.entry)]
     return "\n".join(parts) + "\n"

@@ -50,7 +50,7 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
         if error.get("type") in ("OutOfMemoryError", "MemoryError") or "allocate" in error.get("message", ""):
             raise Rejected(Verdict.RUNTIME_ERROR, "out_of_memory", message)
         raise Rejected(Verdict.RUNTIME_ERROR, "exception", message, traceback=error.get("traceback", ""))
-    if report["launches"] == 0:
+    if report["launches"] == 0 and not empty_output(report.get("output")):
         raise Rejected(Verdict.NO_TRITON_KERNEL, "no_launch", f"{where}: the call launched no Triton kernel")
     if report["compute_ops"]:
         raise Rejected(Verdict.FORBIDDEN, "torch_compute",
@@ -67,6 +67,14 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
     if report.get("repeat_equal") is False and task.contract.deterministic:
         raise Rejected(Verdict.INCORRECT, "nondeterministic",
                        f"{where}: two calls on the same inputs gave different results")
+
+
+def empty_output(value: Any) -> bool:
+    """True when every output tensor has no elements: there is no work to launch a kernel for."""
+    from kernelbenchx.dataset.task import iter_tensors
+
+    tensors = list(iter_tensors(value))
+    return bool(tensors) and all(t.numel() == 0 for t in tensors)
 
 
 def has_dtype(value: Any, dtype_name: str) -> bool:

