@@ -20,7 +20,7 @@ SLICE = [
     "Random/rand", "Reduce/sum", "Reduce/argmax", "SpatialOps/interpolate",
 ]
 WRONG = {  # (task, solution to corrupt, old text, new text): a near miss a model could plausibly write
-    "gelu_erf_constant": ("Activation/gelu", "0.7071067811865476", "0.7071"),
+    "gelu_erf_constant": ("Activation/gelu", "0.7071067811865476", "0.7"),
     "gelu_ignores_tanh": ("Activation/gelu", 'TANH=approximate == "tanh"', "TANH=False"),
 }
 CHEATING = ["torch_behind_dummy_launch", "return_input", "stale_empty", "import_reference", "no_launch_on_path"]
