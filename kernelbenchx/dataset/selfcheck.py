@@ -73,7 +73,8 @@ def degenerate_answers(call: Call, expected: Any) -> dict[str, Any]:
     def per_tensor(fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
         return scalars_too(map_tensors(expected, fn), fn)
 
-    return {
+    single_values = all(t.numel() <= 1 for t in iter_tensors(scalars_too(expected, torch.as_tensor)))
+    answers = {
         "zeros": per_tensor(torch.zeros_like),
         "ones": per_tensor(torch.ones_like),
         "constant": per_tensor(const),
@@ -81,6 +82,9 @@ def degenerate_answers(call: Call, expected: Any) -> dict[str, Any]:
         "noisy": per_tensor(noisy),
         "wrong_dtype": per_tensor(other_dtype),
     }
+    if single_values:  # a "constant" filled with a single-value output's own mean is that output
+        del answers["constant"]
+    return answers
 
 
 def scalars_too(value: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
@@ -134,21 +138,24 @@ def check_seed_sensitivity(task: Task, seeds: tuple[int, int]) -> list[str]:
 
 def check_degenerates(task: Task, cases: list[tuple[str, Call]], expected: dict[str, Any]) -> list[str]:
     problems = []
-    survivors = None
+    survivors, differs = None, set()
     for name, call in cases:
         if name not in expected:
             continue
         passing = set()
         for kind, answer in degenerate_answers(call, expected[name]).items():
             if same_value(answer, expected[name]):
-                continue  # e.g. the "constant" of a single-value output is the answer itself, not a degenerate
+                passing.add(kind)  # neutral here: it IS the answer for this case
+                continue
+            differs.add(kind)
             try:
                 if task.judge(call, answer, expected[name]) is None:
                     passing.add(kind)
             except Exception:  # a checker that crashes on junk rejects it
                 pass
         survivors = passing if survivors is None else survivors & passing
-    for kind in sorted(survivors or ()):
+    # A kind equal to the answer in every case (the "constant" of a single-value output) is no degenerate.
+    for kind in sorted((survivors or set()) & differs):
         problems.append(f"degenerate answer {kind!r} passes every case")
     return problems
 

@@ -26,6 +26,9 @@ def fixed_cases(gen):
     yield "floor", Call([sample((6, 2), gen) * 5, sample((6, 3), gen) * 5], nonzero((6, 5), gen),
                         rounding_mode="floor")
     yield "floor_negative_scalar", Call([torch.arange(-7.0, 8.0)], -2.0, rounding_mode="floor")
+    # Quotients whose rounded a / b lands on the integer above the true floor.
+    yield "floor_inexact_quotients", Call([torch.tensor([[0.3, -0.3, 1.0], [0.7, 2.3, -5.0]]), torch.zeros(2, 0)],
+                                          torch.tensor([0.1, 0.1, 0.1]), rounding_mode="floor")
     yield "three_3d", Call([sample((2, 1, 3), gen), sample((2, 4, 3), gen), sample((2, 2, 3), gen)],
                            nonzero((2, 7, 3), gen))
     yield "int64_true_division", Call([torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([[7], [-8]])], 2)

@@ -61,7 +61,8 @@ TASK = Task(
                 "not change the result: they configure a freshly initialised InstanceNorm2d in training mode, "
                 "whose affine weight is 1 and bias 0 and which always uses per-instance statistics. Output "
                 "float32 (N, Cout, Hout, Wout).",
-    math=r"y = \frac{s - \mathrm{E}[s]}{\sqrt{\mathrm{Var}[s] + \epsilon}},\quad s = \mathrm{SELU}(\mathrm{conv2d}(x, W) + b)",
+    math=r"y = \frac{s - \mathrm{E}[s]}{\sqrt{\mathrm{Var}[s] + \epsilon}},\quad "
+         r"s = \mathrm{SELU}(\mathrm{conv2d}(x, W) + b)",
     difficulty=4,
     reference=reference,
     fixed_cases=fixed_cases,

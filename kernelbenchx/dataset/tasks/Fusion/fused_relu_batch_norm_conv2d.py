@@ -58,7 +58,7 @@ def random_cases(gen, mode):
     yield "train_pad1", Call(*with_conv(layer(gen, mode, (2, 8, 33, 35), (16, 8, 3, 3)), padding=1), True)
     yield "eval_groups4_stride2", Call(*with_conv(layer(gen, mode, (1, 16, 64, 50), (32, 4, 5, 5)), stride=2,
                                                   padding=2, groups=4))
-    yield "train_rgb_no_bias", Call(*layer(gen, mode, (4, 3, 65, 63), (12, 3, 3, 3), conv_bias=False), True,
+    yield "train_rgb_no_bias", Call(*layer(gen, mode, (2, 3, 45, 43), (12, 3, 3, 3), conv_bias=False), True,
                                     0.2, 1e-3)
 
 

@@ -43,8 +43,8 @@ TASK = Task(
                 "When inplace is True, the input itself is first overwritten with its ReLU, max(0, x) "
                 "(same dtype as the input), and the square root of that is returned as a new tensor; the "
                 "input is never overwritten with the square root. NaN inputs give NaN (ReLU keeps NaN), "
-                "-0.0 gives 0 and +inf gives +inf. Floating inputs keep their dtype (float32, float64); "
-                "int64 inputs give a float32 result (torch's sqrt of an integer tensor). "
+                "-0.0 gives a zero (of either sign) and +inf gives +inf. Floating inputs keep their dtype "
+                "(float32, float64); int64 inputs give a float32 result (torch's sqrt of an integer tensor). "
                 "The upstream `out=` argument is dropped.",
     math=r"\mathrm{out}_i = \sqrt{\max(0, x_i)}",
     difficulty=2,

@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randint, sample
+from kernelbenchx.dataset.task import Call, Task, permutation, randint, sample
 
 
 def reference(input: torch.Tensor, repeats, dim=None, *, output_size=None, dtype=None) -> torch.Tensor:
@@ -38,7 +38,9 @@ def random_cases(gen, mode):
 def perf_cases(gen):
     yield "flat_2^20_x2", Call(sample((1 << 20,), gen), 2)
     yield "rows_8192x4096_x2", Call(sample((8192, 4096), gen), 2, 1)
-    yield "rows_8192x4096_tensor", Call(sample((8192, 4096), gen), randint((4096,), gen, 1, 4), -1)
+    # Repeats 1, 2, 3 in random order, so their sum (the output_size) is known without reading them.
+    repeats = permutation(4095, gen) % 3 + 1
+    yield "rows_8192x4095_tensor", Call(sample((8192, 4095), gen), repeats, -1, output_size=8190)
     yield "flat_2^23_x2", Call(sample((1 << 23,), gen), 2)
 
 
@@ -66,7 +68,8 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32; repeats int or int64 tensor; output float32, or `dtype` when given",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
-                      notes="Summation order is free; the tolerance allows for fp32 reassociation."),
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-4),
+                      notes="Summation order is free. atol is 1e-4 because the log-sum-exp of up to ~10^5-10^7 "
+                            "terms carries an fp32 summation error of that order, which shifts every output."),
     flops=flops,
 )

@@ -39,8 +39,8 @@ def fixed_cases(gen):
 
 def random_cases(gen, mode):
     yield "train_2d", Call(*bn_inputs(gen, mode, (64, 300)), True)
-    yield "eval_3d", Call(*bn_inputs(gen, mode, (32, 64, 100)))
-    yield "train_3d_no_affine", Call(*bn_inputs(gen, mode, (16, 40, 257), affine=False), True, 0.2)
+    yield "eval_3d", Call(*bn_inputs(gen, mode, (16, 48, 67)))
+    yield "train_3d_no_affine", Call(*bn_inputs(gen, mode, (8, 24, 129), affine=False), True, 0.2)
 
 
 def perf_cases(gen):

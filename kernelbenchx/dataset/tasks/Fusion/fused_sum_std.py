@@ -49,7 +49,8 @@ TASK = Task(
                 "is by zero as in torch (e.g. dim=None gives M = 1, so NaN with correction=1, and 0 with "
                 "correction=0). The output dtype is float32, or `dtype` when given. The upstream `out=` argument "
                 "is dropped.",
-    math=r"s = \sum_{\mathrm{dim}} x,\qquad \sigma = \sqrt{\frac{1}{\max(0, M - \delta)}\sum_{i=1}^{M}(s_i - \bar{s})^2}",
+    math=r"s = \sum_{\mathrm{dim}} x,\qquad "
+         r"\sigma = \sqrt{\frac{1}{\max(0, M - \delta)}\sum_{i=1}^{M}(s_i - \bar{s})^2}",
     difficulty=4,
     reference=reference,
     fixed_cases=fixed_cases,

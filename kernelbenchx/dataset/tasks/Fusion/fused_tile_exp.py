@@ -23,19 +23,15 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(sample((257, 129), gen, mode), (2, 3))
+    yield "rows", Call(sample((129, 65), gen, mode), (2, 3))
     yield "vector_prepend", Call(sample((10_007,), gen, mode), (3, 2))
-    yield "batch_fewer_dims", Call(sample((4, 31, 127), gen, mode), (2, 5))
+    yield "batch_fewer_dims", Call(sample((4, 31, 63), gen, mode), (2, 5))
 
 
 def perf_cases(gen):
     yield "64x1024_x(4,4)", Call(sample((64, 1024), gen), (4, 4))
     yield "4096x4096_x(2,2)", Call(sample((4096, 4096), gen), (2, 2))
     yield "8x2048x2048_x(1,2,2)", Call(sample((8, 2048, 2048), gen), (1, 2, 2))
-
-
-def flops(call, out):
-    return out.numel()
 
 
 TASK = Task(
@@ -57,5 +53,5 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32 of any shape; dims a tuple of non-negative ints; output float32",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
-    flops=flops,
+    flops=elementwise_flops(1),
 )

@@ -3,11 +3,18 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randint, sample
+from kernelbenchx.dataset.task import Call, Task, randint, sample, tensor_bytes
 
 
 def reference(input: torch.Tensor, dim: int, index: torch.Tensor, value) -> torch.Tensor:
     return input.index_fill_(dim, index, value)
+
+
+def filled_bytes(call, out) -> float:
+    """The index read plus the selected slices written; the rest of `input` is never touched."""
+    input, dim, index = call.args[:3]
+    slice_elems = input.numel() // max(input.shape[dim], 1) if input.dim() else 1
+    return tensor_bytes(index) + index.numel() * slice_elems * input.element_size()
 
 
 def fixed_cases(gen):
@@ -56,4 +63,5 @@ TASK = Task(
                       tolerance=Tolerance(rtol=0.0, atol=0.0), mutates=(0,),
                       notes="Pure data movement: values must match exactly."),
     flops=lambda call, out: 0.0,
+    bytes=filled_bytes,
 )

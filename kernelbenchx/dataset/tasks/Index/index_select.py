@@ -3,7 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randint, sample
+from kernelbenchx.dataset.task import Call, Task, randint, sample, tensor_bytes
 
 
 def reference(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
@@ -54,4 +54,6 @@ TASK = Task(
                       tolerance=Tolerance(rtol=0.0, atol=0.0),
                       notes="Pure data movement: values must match exactly (NaN where the input has NaN)."),
     flops=lambda call, out: 0.0,
+    # A gather: the index, the selected slices (as many as the output holds) and the output.
+    bytes=lambda call, out: tensor_bytes(call.args[2]) + 2.0 * tensor_bytes(out),
 )

@@ -55,7 +55,8 @@ TASK = Task(
                 "factorization has no row interchanges (A = L·U) and the result is ∏ U_ii; such inputs have "
                 "non-singular leading blocks. A singular matrix (e.g. a zero column) gives exactly 0, not NaN. "
                 "Returns a tensor of shape * (0-dimensional for one matrix) with A's dtype. (`out=` is dropped.)",
-    math=r"\det A = \det(P)\prod_{i=1}^{n} U_{ii}\ (\text{pivot}),\qquad \det A = \prod_{i=1}^{n} U_{ii}\ (\text{no pivot})",
+    math=(r"\det A = \det(P)\prod_{i=1}^{n} U_{ii}\ (\text{pivot}),\qquad \det A ="
+          r" \prod_{i=1}^{n} U_{ii}\ (\text{no pivot})"),
     difficulty=3,
     reference=reference,
     fixed_cases=fixed_cases,

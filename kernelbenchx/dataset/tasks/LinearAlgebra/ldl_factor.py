@@ -62,7 +62,8 @@ TASK = Task(
                 "The pivot choice itself is free as long as the output is a valid factorization in this format; "
                 "hermitian only matters for complex input and has no effect here. (torch.linalg.ldl_factor; "
                 "`out=` is dropped.)",
-    math=r"A = L D L^{\mathsf T},\quad L = P_1 L_1 P_2 L_2 \cdots,\quad D = \operatorname{blockdiag}(D_k),\ D_k \in \mathbb{R}^{1\times1} \cup \mathbb{R}^{2\times2}",
+    math=(r"A = L D L^{\mathsf T},\quad L = P_1 L_1 P_2 L_2 \cdots,\quad D ="
+          r" \operatorname{blockdiag}(D_k),\ D_k \in \mathbb{R}^{1\times1} \cup \mathbb{R}^{2\times2}"),
     difficulty=4,
     reference=reference,
     fixed_cases=fixed_cases,
@@ -73,7 +74,8 @@ TASK = Task(
                "pivots int32 of shape (*, n)",
         tolerance=inv.shown_tolerance(torch.float64, 2.0),
         accumulation="the input dtype",
-        notes="Judged as a factorization, not elementwise (pivot choices are free): LD must be finite and exactly "
+        notes="The Tolerance line above (tol at n = 256) is not applied elementwise: this is "
+              "judged as a factorization (pivot choices are free): LD must be finite and exactly "
               "zero above the diagonal, the pivots must parse as valid 1×1 / 2×2 blocks with in-range "
               "interchanges, and the L·D·Lᵀ they encode must rebuild A with ‖rebuilt − A‖_F ≤ 2·tol·‖A‖_F, where "
               f"{inv.tolerance_text()}. Test matrices are SPD, symmetric Gaussian, or permuted saddle-point "

@@ -48,7 +48,8 @@ TASK = Task(
                 "the closest rank-k matrix to A in the Frobenius norm. full_matrices only chooses between the full "
                 "and reduced SVD and does not change the result. The output has A's shape and dtype. "
                 "(`out=` is dropped.)",
-    math=r"A_k = U_{:, :k}\,\operatorname{diag}(S_{:k})\,V^{\mathsf H}_{:k, :},\qquad A = U \operatorname{diag}(S) V^{\mathsf H}",
+    math=(r"A_k = U_{:, :k}\,\operatorname{diag}(S_{:k})\,V^{\mathsf H}_{:k, :},\qquad A"
+          r" = U \operatorname{diag}(S) V^{\mathsf H}"),
     difficulty=3,
     reference=reference,
     fixed_cases=fixed_cases,

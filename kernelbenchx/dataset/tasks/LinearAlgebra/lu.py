@@ -77,7 +77,8 @@ TASK = Task(
         dtypes="A float64 (one stage-1 case float32) of shape (*, m, n); P, L, U in A's dtype",
         tolerance=inv.shown_tolerance(torch.float64),
         accumulation="the input dtype",
-        notes="Judged as a factorization, not elementwise (tie-breaking of pivots is free): every output must be "
+        notes="The Tolerance line above (tol at n = 256) is not applied elementwise: this is "
+              "judged as a factorization (pivot tie-breaking is free): every output must be "
               "finite with the reference's shape and dtype; P must be a permutation matrix (exact 0/1 entries); "
               "L exactly zero above and exactly 1 on the diagonal, with |L_ij| ≤ 1 + tol under pivoting; U "
               "exactly zero below the diagonal; and P·L·U (L·U) must rebuild A with ‖rebuilt − A‖_F ≤ tol·‖A‖_F, "

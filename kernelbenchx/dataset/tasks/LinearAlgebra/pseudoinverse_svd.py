@@ -56,7 +56,8 @@ TASK = Task(
                 "S_i > rcond·max(S) and 0 otherwise (so a zero matrix gives a zero pseudoinverse). Only the "
                 "first min(m, n) singular vectors take part, so full_matrices (full or reduced SVD) does not change "
                 "the result. Returns shape (*, n, m) in A's dtype. (`out=` is dropped.)",
-    math=r"A^{+} = V \Sigma^{+} U^{\mathsf H},\qquad \sigma_i^{+} = \begin{cases} 1/\sigma_i & \sigma_i > \text{rcond}\cdot\sigma_{\max} \\ 0 & \text{otherwise}\end{cases}",
+    math=(r"A^{+} = V \Sigma^{+} U^{\mathsf H},\qquad \sigma_i^{+} = \begin{cases} 1/\sigma_i & \sigma_i >"
+          r" \text{rcond}\cdot\sigma_{\max} \\ 0 & \text{otherwise}\end{cases}"),
     difficulty=4,
     reference=reference,
     fixed_cases=fixed_cases,

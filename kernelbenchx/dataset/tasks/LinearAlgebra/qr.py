@@ -66,7 +66,8 @@ TASK = Task(
         dtypes="A float64 (one stage-1 case float32) of shape (*, m, n); Q and R in A's dtype",
         tolerance=inv.shown_tolerance(torch.float64, 4.0),
         accumulation="the input dtype",
-        notes="Judged as a factorization, not elementwise (signs are free): outputs must be finite with the "
+        notes="The Tolerance line above (tol at n = 256) is not applied elementwise: this is "
+              "judged as a factorization (signs are free): outputs must be finite with the "
               "reference's shapes and dtypes; R exactly zero below the diagonal; Q with ‖QᵀQ − I‖_F/√(cols) ≤ tol "
               "and ‖Q·R − A‖_F ≤ tol·‖A‖_F; and R (unique up to the sign of each row) must match the reference "
               "after aligning row signs, within 4·tol·‖R_ref‖_F (also in mode 'r'), where "

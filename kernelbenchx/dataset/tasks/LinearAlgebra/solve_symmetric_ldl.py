@@ -20,7 +20,8 @@ def fixed_cases(gen):
     yield "example", Call(torch.tensor([[4.0, 1.0, 1.0], [1.0, 3.0, 0.0], [1.0, 0.0, 2.0]]),
                           torch.tensor([1.0, 2.0, 3.0]))
     yield "needs_pivot", Call(torch.tensor([[0.0, 1.0], [1.0, 0.0]]), torch.tensor([[2.0], [3.0]]))
-    yield "indefinite_matrix_rhs", Call(inv.symmetric_indefinite(9, gen, dtype=f32), inv.gaussian((9, 3), gen, dtype=f32))
+    yield "indefinite_matrix_rhs", Call(inv.symmetric_indefinite(9, gen, dtype=f32),
+                                        inv.gaussian((9, 3), gen, dtype=f32))
     yield "hermitian_flag", Call(inv.spd(6, gen, dtype=f32), inv.gaussian((6,), gen, dtype=f32), hermitian=True)
     yield "batch_vectors", Call(inv.symmetric_indefinite(5, gen, dtype=f32, batch=(2,)),
                                 inv.gaussian((2, 5), gen, dtype=f32))
@@ -30,7 +31,8 @@ def fixed_cases(gen):
 def random_cases(gen, mode):
     f32 = torch.float32
     yield "spd_n64_vector", Call(inv.spd(64, gen, mode, f32), inv.gaussian((64,), gen, mode, f32))
-    yield "indefinite_n120_k3", Call(inv.symmetric_indefinite(120, gen, mode, f32), inv.gaussian((120, 3), gen, mode, f32))
+    yield "indefinite_n120_k3", Call(inv.symmetric_indefinite(120, gen, mode, f32),
+                                     inv.gaussian((120, 3), gen, mode, f32))
     yield "batch", Call(inv.symmetric_indefinite(40, gen, mode, f32, batch=(3,)), inv.gaussian((3, 40), gen, mode, f32))
 
 

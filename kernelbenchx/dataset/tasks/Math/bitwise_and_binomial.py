@@ -6,7 +6,7 @@ import torch
 from torch.distributions import Binomial
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample, uniform
 
 KS_ALPHA = 1e-6  # chance that a correct sampler fails the distribution test on one case
 MAX_TESTED = 1 << 15  # draws fed to the distribution test (a fixed subset beyond that)
@@ -18,15 +18,21 @@ def reference(input: torch.Tensor, other: torch.Tensor, total_count: torch.Tenso
     return draws * torch.bitwise_and(input, other)
 
 
-def law(call: Call, shape: torch.Size) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(multiplier, trials, success probability) per output element, in float64 on the CPU."""
+def law(call: Call, shape: torch.Size):
+    """Float64 CPU tensors of the output's shape: the multiplier input & other, the trials and the success
+    probability, plus the index of the Binomial draw each output element uses (draws have the broadcast shape
+    of total_count and p, and are reused across any further broadcast dims of the multiplier)."""
     names = ("input", "other", "total_count", "probs", "logits")
     args = dict(zip(names, call.args)) | call.kwargs
     p = args.get("probs")
     if p is None:
         p = torch.sigmoid(args["logits"])
-    mult = torch.bitwise_and(args["input"], args["other"])
-    return tuple(t.detach().cpu().double().broadcast_to(shape) for t in (mult, args["total_count"], p))
+    count = torch.as_tensor(args["total_count"])
+    draw_shape = torch.broadcast_shapes(count.shape, p.shape)
+    draw = torch.arange(draw_shape.numel()).reshape(draw_shape).broadcast_to(shape).reshape(-1)
+    mult, n, p = (t.detach().cpu().double().broadcast_to(shape).reshape(-1)
+                  for t in (torch.bitwise_and(args["input"], args["other"]), count, p))
+    return mult, n, p, draw
 
 
 def log_pmf(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
@@ -58,33 +64,43 @@ def check(call: Call, output, expected: torch.Tensor, contract: Contract) -> str
         return f"expected a tensor, got {type(output).__name__}"
     if output.dtype != expected.dtype or output.shape != expected.shape:
         return f"got {output.dtype}{list(output.shape)}, expected {expected.dtype}{list(expected.shape)}"
-    out = output.detach().cpu().double()
+    out = output.detach().cpu().double().reshape(-1)
     if not torch.isfinite(out).all():
         return "output has NaN/inf"
-    mult, n, p = law(call, expected.shape)
+    mult, n, p, draw = law(call, expected.shape)
     if (out[mult == 0] != 0).any():
         return "nonzero output where input & other is 0"
     live = mult != 0
-    k, n, p = out[live] / mult[live], n[live], p[live]
+    k, n, p, draw = out[live] / mult[live], n[live], p[live], draw[live]
     if (k != k.round()).any():
         return "output is not an integer multiple of input & other"
     if ((k < 0) | (k > n)).any() or torch.isinf(log_pmf(k, n, p)).any():
         return "a draw lies outside the support of Binomial(total_count, p)"
-    return ks_reason(k, n, p) if k.numel() else None
+    # Output elements that share one draw must agree on it; then test each draw once.
+    first = torch.full((int(draw.max()) + 1 if draw.numel() else 0,), -1, dtype=torch.long)
+    first.scatter_reduce_(0, draw, torch.arange(draw.numel()), "amin", include_self=False)
+    if (k != k[first[draw]]).any():
+        return "output elements that share one Binomial draw (broadcast law) disagree on it"
+    once = first[first >= 0]
+    return ks_reason(k[once], n[once], p[once]) if once.numel() else None
 
 
 def fixed_cases(gen):
+    def ints(shape, low=-64, high=64):
+        return randint(shape, gen, low, high, dtype=torch.int32)
+
     yield "example", Call(torch.tensor([3, 7, 15], dtype=torch.int8), torch.tensor([1, 2, 8], dtype=torch.int8),
                           torch.tensor([10, 20, 30]), probs=torch.tensor([0.2, 0.5, 0.8]))
     yield "certain", Call(torch.tensor([5, -1, 6, 3, 0, -8], dtype=torch.int32),
                           torch.tensor([3, 6, -1, 1, 7, -8], dtype=torch.int32),
                           torch.tensor([4.0, 9.0, 0.0, 7.0, 5.0, 3.0]), torch.tensor([1.0, 0.0, 0.5, 1.0, 1.0, 1.0]))
-    yield "logits", Call(randint((513,), gen, -64, 64, dtype=torch.int32), randint((513,), gen, -64, 64, dtype=torch.int32),
-                         torch.tensor(25), logits=sample((513,), gen) * 2)
+    yield "logits", Call(ints((513,)), ints((513,)), torch.tensor(25), logits=sample((513,), gen) * 2)
     yield "bool_scalar_count", Call(torch.rand(2049, generator=gen) < 0.7, torch.rand(2049, generator=gen) < 0.7,
                                     torch.tensor(12.0), torch.rand(2049, generator=gen))
-    yield "broadcast", Call(randint((33, 1), gen, 0, 256, dtype=torch.int32), randint((1, 65), gen, 0, 256, dtype=torch.int32),
-                            randint((65,), gen, 0, 41), probs=torch.rand(33, 1, generator=gen))
+    yield "draw_reused_across_rows", Call(ints((33, 65), -8, 8), ints((33, 65), -8, 8), torch.tensor(30),
+                                          torch.rand(65, generator=gen))
+    yield "broadcast", Call(ints((33, 1), 0, 256), ints((1, 65), 0, 256), randint((65,), gen, 0, 41),
+                            probs=torch.rand(33, 1, generator=gen))
 
 
 def random_cases(gen, mode):
@@ -95,6 +111,9 @@ def random_cases(gen, mode):
     yield "probs", Call(ints((32_771,)), ints((32_771,)), count, torch.sigmoid(sample((32_771,), gen, mode)))
     yield "logits_per_element", Call(ints((129, 257)), ints((129, 257)), randint((129, 257), gen, 0, 41).float(),
                                      logits=sample((129, 257), gen, mode))
+    # One small Binomial law for every element: the sharpest test of the sampler's distribution.
+    yield "shared_law", Call(ints((32_771,)), ints((32_771,)), randint((), gen, 2, 9),
+                             probs=uniform((), gen, 0.1, 0.4).expand(32_771).clone())
 
 
 def perf_cases(gen):
@@ -103,8 +122,8 @@ def perf_cases(gen):
         return Call(*ints, torch.tensor(20, device=gen.device), torch.sigmoid(sample((n,), gen)))
 
     yield "n2^16", case(1 << 16)
-    yield "n2^24", case(1 << 24)
-    yield "n2^26", case(1 << 26)
+    yield "n2^22", case(1 << 22)
+    yield "n2^25", case(1 << 25)
 
 
 TASK = Task(
@@ -112,14 +131,15 @@ TASK = Task(
     entry="bitwise_and_binomial",
     signature="bitwise_and_binomial(input: Tensor, other: Tensor, total_count: Tensor, "
               "probs: Tensor | None = None, logits: Tensor | None = None) -> Tensor",
-    description="Computes m = input & other (integer tensors of one dtype, or bool tensors) and, independently "
-                "for every element, draws K ~ Binomial(total_count, p): the number of successes in total_count "
-                "independent trials of success probability p, where p = probs, or p = sigmoid(logits) when "
-                "logits is given (exactly one of probs/logits is given; probs lies in [0, 1]). total_count is a "
-                "0-d or full tensor (int64 or float32 holding non-negative whole numbers). All arguments "
-                "broadcast together; returns K·m as a new float32 tensor of the broadcast shape. p = 0 gives "
-                "K = 0, p = 1 gives K = total_count. Use any random source (e.g. tl.rand with a seed drawn per "
-                "call); the draws need not match torch's random stream.",
+    description="Computes m = input & other (integer tensors of one dtype, or bool tensors) and draws "
+                "K ~ Binomial(total_count, p): the number of successes in total_count independent trials of "
+                "success probability p, where p = probs, or p = sigmoid(logits) when logits is given (exactly "
+                "one of probs/logits is given; probs lies in [0, 1]). total_count is a 0-d or larger tensor "
+                "(int64 or float32 holding non-negative whole numbers). K has the broadcast shape of "
+                "total_count and p, with one independent draw per element of that shape; the result is K·m "
+                "with broadcasting, a new float32 tensor (so where m has extra broadcast dims, one draw is "
+                "reused along them). p = 0 gives K = 0 and p = 1 gives K = total_count. Use any random source "
+                "(e.g. tl.rand with a seed drawn per call); the draws need not match torch's random stream.",
     math=r"\text{out}_i = K_i\cdot(\text{input}_i \mathbin{\&} \text{other}_i),\quad "
          r"K_i \sim \mathrm{Binomial}(n_i, p_i)",
     difficulty=2,
@@ -135,7 +155,7 @@ TASK = Task(
                             "exactly 0 where input & other is 0 and an exact multiple K·(input & other) with an "
                             "integer K in [0, total_count] elsewhere, and the K must pass a Kolmogorov–Smirnov "
                             "test (randomized PIT) against Binomial(total_count, p) at false-alarm rate 1e-6. "
-                            "Draws must be independent across elements and fresh on every call."),
+                            "Draws must be independent of each other and fresh on every call."),
     check=check,
     flops=elementwise_flops(2),
 )

@@ -49,4 +49,5 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output bool, same shape (compared exactly)",
                       tolerance=Tolerance(rtol=0.0, atol=0.0)),
     flops=elementwise_flops(1),
+    unit="int",
 )

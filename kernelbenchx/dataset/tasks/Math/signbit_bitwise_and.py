@@ -59,4 +59,5 @@ TASK = Task(
                              "dtype (both compared exactly)",
                       tolerance=Tolerance(rtol=0.0, atol=0.0)),
     flops=elementwise_flops(2),
+    unit="int",
 )

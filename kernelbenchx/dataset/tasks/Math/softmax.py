@@ -27,10 +27,10 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(sample((257, 1025), gen, mode) * 3, -1)
-    yield "cols", Call(sample((1025, 129), gen, mode), 0)
-    yield "middle", Call(sample((4, 513, 63), gen, mode) * 5, 1)
-    yield "long_rows_f64", Call(sample((3, 70_001), gen, mode), 1, dtype=torch.float64)
+    yield "rows", Call(sample((129, 1025), gen, mode) * 3, -1)
+    yield "cols", Call(sample((1025, 65), gen, mode), 0)
+    yield "middle", Call(sample((4, 257, 63), gen, mode) * 5, 1)
+    yield "long_rows_f64", Call(sample((2, 50_001), gen, mode), 1, dtype=torch.float64)
 
 
 def perf_cases(gen):

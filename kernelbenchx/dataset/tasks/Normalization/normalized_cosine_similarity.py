@@ -29,7 +29,9 @@ def fixed_cases(gen):
     yield "parallel_and_opposite", Call(x, torch.cat([2.0 * x[:3], -0.5 * x[3:]]))
     zero = torch.zeros(4, 6)
     yield "zero_rows", Call(torch.cat([zero[:2], sample((2, 6), gen)]), torch.cat([sample((3, 6), gen), zero[:1]]))
-    yield "tiny_eps_norm_large_sim_eps", Call(1e-3 * sample((4, 5), gen), sample((4, 5), gen), 1, 0.5, 2, 1e-12)
+    # L1-normalized rows have L2 norms in [1/√5, 1], so eps_similarity = 0.5 clamps some of them.
+    yield "similarity_eps_active", Call(sample((6, 5), gen), sample((6, 5), gen), 1, 0.5, 1)
+    yield "below_norm_eps", Call(1e-14 * sample((4, 8), gen), sample((4, 8), gen))
 
 
 def random_cases(gen, mode):

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, tensor_bytes, randint, sample
+
+MUTATES = (0, 2, 3)
 
 
 def reference(param, grad, exp_avg, exp_avg_sq, step: int, lr: float = 1e-3, beta1: float = 0.9,
@@ -66,8 +68,10 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="param, grad, exp_avg, exp_avg_sq float32 of one shape; step int; returns the three "
                              "updated float32 tensors",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=(0, 2, 3),
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=MUTATES,
                       notes="The returned tensors are the updated inputs themselves (or equal to them); "
                             "the bias corrections are scalars that may be computed on the host."),
+    # Each input read once, each updated state written once (the returned tensors are those same states).
+    bytes=lambda call, out: tensor_bytes(call.args) + tensor_bytes([call.args[i] for i in MUTATES]),
     flops=elementwise_flops(14),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, tensor_bytes, sample
+
+MUTATES = (0, 2)
 
 
 def reference(param, grad, exp_avg, lr: float = 1e-4, beta1: float = 0.9, beta2: float = 0.99,
@@ -63,8 +65,10 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="param, grad, exp_avg float32 of one shape; returns the two updated float32 tensors",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=(0, 2),
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=MUTATES,
                       notes="The returned tensors are the updated inputs themselves (or equal to them). "
                             "Test inputs keep |u| away from 0 except where u is exactly 0."),
+    # Each input read once, each updated state written once (the returned tensors are those same states).
+    bytes=lambda call, out: tensor_bytes(call.args) + tensor_bytes([call.args[i] for i in MUTATES]),
     flops=elementwise_flops(9),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, tensor_bytes, sample
+
+MUTATES = (0, 2)
 
 
 def reference(param, grad, square_avg, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
@@ -58,7 +60,9 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="param, grad, square_avg float32 of one shape; returns the two updated float32 tensors",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=(0, 2),
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=MUTATES,
                       notes="The returned tensors are the updated inputs themselves (or equal to them)."),
+    # Each input read once, each updated state written once (the returned tensors are those same states).
+    bytes=lambda call, out: tensor_bytes(call.args) + tensor_bytes([call.args[i] for i in MUTATES]),
     flops=elementwise_flops(8),
 )

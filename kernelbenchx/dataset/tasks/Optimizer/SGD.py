@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, tensor_bytes, sample
+
+MUTATES = (0, 2)
 
 
 def reference(param, grad, momentum_buffer, lr: float = 1e-3, momentum: float = 0.0, weight_decay: float = 0.0,
@@ -71,7 +73,9 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="param, grad, momentum_buffer float32 of one shape; returns the two updated float32 "
                              "tensors",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=(0, 2),
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5), mutates=MUTATES,
                       notes="The returned tensors are the updated inputs themselves (or equal to them)."),
+    # Each input read once, each updated state written once (the returned tensors are those same states).
+    bytes=lambda call, out: tensor_bytes(call.args) + tensor_bytes([call.args[i] for i in MUTATES]),
     flops=elementwise_flops(6),
 )

@@ -8,8 +8,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
-TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.05, cosine=0.9994, rel_l1=0.05)
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
+TOLERANCE = Tolerance(rtol=0.0, atol=0.05, scale="rms")
+LIMITS = Limits(rel_rmse=0.061, cosine=0.99908, rel_l1=0.049)
 
 
 def reference(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
@@ -41,8 +43,8 @@ def fixed_cases(gen):
 def random_cases(gen, mode):
     yield "b2_s64_d64", Call(*(activation_sample((2, 64, 64), gen, mode) for _ in range(3)))
     yield "b1_s200_d48", Call(*(activation_sample((1, 200, 48), gen, mode) for _ in range(3)))
-    yield "b3_sq97_sk130_d32", Call(activation_sample((3, 97, 32), gen, mode), activation_sample((3, 130, 32), gen, mode),
-                                    activation_sample((3, 130, 32), gen, mode))
+    yield "b3_sq97_sk130_d32", Call(activation_sample((3, 97, 32), gen, mode),
+                                    activation_sample((3, 130, 32), gen, mode), activation_sample((3, 130, 32), gen, mode))
 
 
 def perf_cases(gen):

@@ -7,8 +7,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
 TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.05, cosine=0.9994, rel_l1=0.05)
+LIMITS = Limits(rel_rmse=0.044, cosine=0.99952, rel_l1=0.044)
 
 
 def reference(input: torch.Tensor, mat2: torch.Tensor) -> torch.Tensor:
@@ -31,8 +33,10 @@ def fixed_cases(gen):
     scales = torch.logspace(-3, 3, 4).reshape(4, 1, 1)
     yield "extreme_batch_scales", Call(sample((4, 8, 32), gen) * scales, sample((4, 32, 12), gen) / scales)
     yield "negative_zero", Call(torch.full((2, 5, 7), -0.0), sample((2, 7, 6), gen))
-    yield "small_integers_exact", Call(torch.randint(-127, 128, (2, 9, 20), generator=gen).float(),
-                                       torch.randint(-127, 128, (2, 20, 11), generator=gen).float())
+    x = torch.randint(-127, 128, (2, 9, 20), generator=gen).float()
+    y = torch.randint(-127, 128, (2, 20, 11), generator=gen).float()
+    x[..., 0], y[:, 0] = -127.0, 127.0  # every row and column max is 127: scales are 1, quantization is exact
+    yield "small_integers_exact", Call(x, y)
     yield "odd_sizes", Call(sample((5, 33, 65), gen), sample((5, 65, 17), gen))
 
 

@@ -8,8 +8,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
-TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.05, cosine=0.9994, rel_l1=0.05)
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
+TOLERANCE = Tolerance(rtol=0.0, atol=0.25, scale="rms")
+LIMITS = Limits(rel_rmse=0.047, cosine=0.99946, rel_l1=0.048)
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
@@ -42,12 +44,12 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "rgb_3x3_pad1", Call(activation_sample((2, 3, 33, 33), gen, mode), activation_sample((16, 3, 3, 3), gen, mode),
-                               activation_sample((16,), gen, mode), 1, 1)
+    yield "rgb_3x3_pad1", Call(activation_sample((2, 3, 33, 33), gen, mode),
+                               activation_sample((16, 3, 3, 3), gen, mode), activation_sample((16,), gen, mode), 1, 1)
     yield "pointwise_16_to_32", Call(activation_sample((2, 16, 20, 20), gen, mode),
                                      activation_sample((32, 16, 1, 1), gen, mode))
-    yield "c8_3x3_stride2", Call(activation_sample((1, 8, 31, 29), gen, mode), activation_sample((24, 8, 3, 3), gen, mode),
-                                 activation_sample((24,), gen, mode), 2, 1)
+    yield "c8_3x3_stride2", Call(activation_sample((1, 8, 31, 29), gen, mode),
+                                 activation_sample((24, 8, 3, 3), gen, mode), activation_sample((24,), gen, mode), 2, 1)
 
 
 def perf_cases(gen):
@@ -55,7 +57,8 @@ def perf_cases(gen):
               ((4, 128, 28, 28), (256, 128, 3, 3), 1, 1), ((32, 256, 56, 56), (256, 256, 3, 3), 1, 1))
     for xs, ws, stride, padding in shapes:
         yield (f"n{xs[0]}_c{xs[1]}_{xs[2]}x{xs[3]}_k{ws[2]}_co{ws[0]}",
-               Call(sample(xs, gen).clamp(-10, 10), sample(ws, gen).clamp(-10, 10), sample(ws[:1], gen), stride, padding))
+               Call(sample(xs, gen).clamp(-10, 10), sample(ws, gen).clamp(-10, 10), sample(ws[:1], gen), stride,
+                    padding))
 
 
 def flops(call, out):

@@ -8,8 +8,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
-TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.05, cosine=0.9994, rel_l1=0.05)
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
+TOLERANCE = Tolerance(rtol=0.0, atol=0.2, scale="rms")
+LIMITS = Limits(rel_rmse=0.086, cosine=0.99818, rel_l1=0.099)
 
 
 def reference(input: torch.Tensor, normalized_shape, weight: torch.Tensor | None = None,
@@ -34,7 +36,7 @@ def fixed_cases(gen):
     yield "no_affine", Call(sample((5, 100), gen), [100])
     yield "extreme_affine", Call(sample((4, 96), gen), 96, 100.0 * sample((96,), gen), 100.0 * sample((96,), gen))
     yield "two_dim_shape", Call(sample((3, 7, 9), gen), [7, 9], sample((7, 9), gen), sample((7, 9), gen))
-    yield "large_offset", Call(1000.0 + sample((8, 33), gen), 33, None, None, 1e-5)
+    yield "offset_10", Call(10.0 + sample((8, 33), gen), 33, None, None, 1e-5)
     yield "single_element_rows", Call(sample((4, 1), gen), 1, sample((1,), gen), sample((1,), gen))
 
 

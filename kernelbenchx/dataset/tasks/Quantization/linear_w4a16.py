@@ -8,8 +8,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
-TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.3, cosine=0.95, rel_l1=0.3)
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
+TOLERANCE = Tolerance(rtol=0.0, atol=1.0, scale="rms")
+LIMITS = Limits(rel_rmse=0.66, cosine=0.8999, rel_l1=0.64)
 HALF = torch.float16
 
 
@@ -33,10 +35,11 @@ def fixed_cases(gen):
     yield "odd_k_3d_input", Call(sample((2, 5, 33), gen, dtype=HALF), sample((17, 33), gen, dtype=HALF))
     yield "large_bias", Call(sample((4, 64), gen, dtype=HALF), sample((32, 64), gen, dtype=HALF),
                              (100.0 * sample((32,), gen)).to(HALF))
-    yield "integer_weights_exact", Call(sample((3, 48), gen, dtype=HALF),
-                                        torch.randint(-7, 8, (20, 48), generator=gen).to(HALF).index_fill_(1, torch.tensor([0]), 7.0))
+    w = torch.randint(-7, 8, (20, 48), generator=gen).to(HALF)
+    w[:, 0] = 7.0  # every row's max is 7, so the scale is 1 and quantization is exact
+    yield "integer_weights_exact", Call(sample((3, 48), gen, dtype=HALF), w)
     w = sample((16, 128), gen, dtype=HALF)
-    w[:, 3] = 30.0  # one outlier per row squeezes every other weight of that row to a few levels
+    w[:, 3] = 8.0  # one outlier per row squeezes every other weight of that row to a few levels
     yield "outlier_column", Call(sample((8, 128), gen, dtype=HALF), w)
     yield "vector_input", Call(sample((96,), gen, dtype=HALF), sample((40, 96), gen, dtype=HALF))
 

@@ -7,8 +7,10 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
 from kernelbenchx.dataset.task import Call, Task, sample
 
+# Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
+# elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
 TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
-LIMITS = Limits(rel_rmse=0.056, cosine=0.9984, rel_l1=0.058)
+LIMITS = Limits(rel_rmse=0.048, cosine=0.99944, rel_l1=0.048)
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -30,9 +32,12 @@ def fixed_cases(gen):
     yield "one_by_one", Call(torch.tensor([[-0.75]]), torch.tensor([[3.0]]))
     rows = torch.logspace(-3, 3, 8).reshape(8, 1)
     yield "extreme_row_scales", Call(sample((8, 64), gen) * rows, sample((64, 40), gen) * rows.reshape(1, 8).repeat(1, 5))
-    yield "negative_zero", Call(torch.where(sample((9, 32), gen) > 0.5, -0.0, sample((9, 32), gen)), sample((32, 9), gen))
-    yield "small_integers_exact", Call(torch.randint(-127, 128, (12, 20), generator=gen).float(),
-                                       torch.randint(-127, 128, (20, 10), generator=gen).float())
+    x = sample((9, 32), gen)
+    yield "negative_zero", Call(torch.where(x > 0.5, -0.0, x), sample((32, 9), gen))
+    x = torch.randint(-127, 128, (12, 20), generator=gen).float()
+    w = torch.randint(-127, 128, (20, 10), generator=gen).float()
+    x[:, 0], w[0] = 127.0, -127.0  # every row and column max is 127: scales are 1, quantization is exact
+    yield "small_integers_exact", Call(x, w)
     yield "odd_sizes", Call(sample((33, 65), gen), sample((65, 17), gen))
 
 

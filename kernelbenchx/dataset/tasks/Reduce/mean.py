@@ -7,14 +7,13 @@ from kernelbenchx.dataset.task import Call, Task, input_flops, sample
 
 
 def reference(input: torch.Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> torch.Tensor:
-    if dim is None:
-        return torch.mean(input, dtype=dtype)
     return torch.mean(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def fixed_cases(gen):
     yield "all", Call(torch.arange(-50, 53, dtype=torch.float32))
     yield "rows_keepdim", Call(sample((7, 33), gen), 1, True)
+    yield "all_keepdim", Call(sample((6, 11), gen), None, True)
     yield "cols", Call(sample((65, 9), gen), 0)
     yield "negative_dim", Call(sample((3, 5, 17), gen), -1)
     yield "two_dims", Call(sample((4, 6, 10, 3), gen), (1, 3))
@@ -44,9 +43,9 @@ TASK = Task(
     signature="mean(input: Tensor, dim: int | tuple[int, ...] | list[int] | None = None, keepdim: bool = False, "
               "*, dtype: torch.dtype | None = None) -> Tensor",
     description="Returns the mean of `input` over the dimension(s) `dim`: a single int, or a tuple/list of ints "
-                "(all reduced together; negative dims count from the end), or None for the mean of all elements "
-                "(a 0-d tensor; keepdim is ignored then). With keepdim=True the reduced dimensions stay with size "
-                "1, otherwise they are removed. When `dtype` is given the input is first cast to it and the result "
+                "(all reduced together; negative dims count from the end), or None for the mean of all elements. "
+                "With keepdim=True the reduced dimensions stay with size 1 (for dim=None: every dimension), "
+                "otherwise they are removed (dim=None then gives a 0-d tensor). When `dtype` is given the input is first cast to it and the result "
                 "has that dtype (this is how an integer input such as int32 is averaged: dtype=torch.float32); "
                 "otherwise the result has the input's (floating) dtype.",
     math=r"y = \frac{1}{n}\sum_{i=1}^{n} x_i",

@@ -13,6 +13,7 @@ def reference(input: torch.Tensor, dim=None, *, correction: int = 1, keepdim: bo
 def fixed_cases(gen):
     yield "all", Call(torch.arange(-50, 53, dtype=torch.float32))
     yield "rows_keepdim", Call(sample((7, 33), gen), 1, keepdim=True)
+    yield "all_keepdim", Call(sample((6, 11), gen), keepdim=True)
     yield "cols_population", Call(sample((65, 9), gen), 0, correction=0)
     yield "two_dims", Call(sample((4, 6, 10, 3), gen), (1, 3))
     yield "list_dims_keepdim", Call(sample((5, 8, 9), gen), [0, -1], keepdim=True)

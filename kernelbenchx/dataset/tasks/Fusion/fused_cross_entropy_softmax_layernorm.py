@@ -1,0 +1,83 @@
+"""Fusion/fused_cross_entropy_softmax_layernorm: cross-entropy of logits, plus layer-normalized softmax."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, input_flops, randbool, randint, sample, uniform
+
+
+def reference(logits: torch.Tensor, targets: torch.Tensor, normalized_shape, weight=None, ignore_index: int = -100,
+              reduction: str = "mean", label_smoothing: float = 0.0, eps: float = 1e-5):
+    loss = F.cross_entropy(logits, targets, weight=weight, ignore_index=ignore_index, reduction=reduction,
+                           label_smoothing=label_smoothing)
+    probabilities = F.softmax(logits, dim=-1)
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    return loss, F.layer_norm(probabilities, tuple(normalized_shape), eps=eps)
+
+
+def labels(shape, c, gen, ignored=0.0):
+    y = randint(shape, gen, 0, c)
+    return torch.where(randbool(shape, gen, ignored), torch.full_like(y, -100), y) if ignored else y
+
+
+def fixed_cases(gen):
+    yield "example", Call(sample((4, 5), gen), torch.tensor([1, 0, 3, 2]), 5)
+    yield "weighted_smoothing_none", Call(sample((8, 6), gen), labels((8,), 6, gen), [6], uniform((6,), gen, 0.2, 2.0),
+                                          reduction="none", label_smoothing=0.2)
+    yield "ignored_sum_eps", Call(sample((9, 4), gen), torch.tensor([2, 0, -100, 1, 3, 2, -100, 0, 1]), 4,
+                                  reduction="sum", eps=1e-3)
+    yield "custom_ignore_index", Call(sample((6, 3), gen), torch.tensor([2, 0, 2, 1, 1, 2]), 3, None, 2)
+    yield "probability_targets", Call(sample((6, 5), gen), torch.softmax(sample((6, 5), gen), 1), 5,
+                                      label_smoothing=0.1)
+    yield "classes_dim1_softmax_last", Call(sample((2, 4, 6), gen), labels((2, 6), 4, gen), [4, 6],
+                                            reduction="none")
+    yield "peaked_and_uniform_rows", Call(torch.tensor([[30.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0],
+                                                        [0.0, -40.0, 40.0, 0.0]]), torch.tensor([0, 3, 2]), 4)
+
+
+def random_cases(gen, mode):
+    yield "n1000_c128_mean", Call(sample((1000, 128), gen, mode), labels((1000,), 128, gen), 128)
+    yield "n300_c1000_weighted_smoothing_none", Call(sample((300, 1000), gen, mode), labels((300,), 1000, gen, 0.1),
+                                                     [1000], uniform((1000,), gen, 0.2, 2.0), -100, "none", 0.1)
+    yield "classes_dim1_sum", Call(sample((64, 10, 50), gen, mode), labels((64, 50), 10, gen), 50, reduction="sum")
+
+
+def perf_cases(gen):
+    yield "n4096_c1024", Call(sample((4096, 1024), gen), labels((4096,), 1024, gen), 1024)
+    yield "n131072_c1024", Call(sample((131072, 1024), gen), labels((131072,), 1024, gen), 1024)
+    yield "n32768_c4096_smoothing", Call(sample((32768, 4096), gen), labels((32768,), 4096, gen), 4096,
+                                         label_smoothing=0.1)
+
+
+TASK = Task(
+    id="Fusion/fused_cross_entropy_softmax_layernorm",
+    entry="fused_cross_entropy_softmax_layernorm",
+    signature="fused_cross_entropy_softmax_layernorm(logits: Tensor, targets: Tensor, "
+              "normalized_shape: int | list[int], weight: Tensor | None = None, ignore_index: int = -100, "
+              "reduction: str = 'mean', label_smoothing: float = 0.0, eps: float = 1e-5) -> tuple[Tensor, Tensor]",
+    description="Returns (loss, output). loss is torch's cross_entropy(logits, targets, weight, ignore_index, "
+                "reduction, label_smoothing) with classes along dim 1 of logits (N, C) or (N, C, d1, …): with "
+                "lp = log_softmax(logits, dim=1), w = weight (C,) or ones, ε = label_smoothing; for int64 class "
+                "targets (shape (N, d1, …)) per element nll = −w[y]·lp[y], s = −Σ_c w[c]·lp[c] (both 0 where "
+                "y == ignore_index) and loss = (1 − ε)·nll + (ε/C)·s; reduction 'none' gives per-element losses, "
+                "'sum' their sum, 'mean' their sum / Σ w[y] over non-ignored elements. For float32 probability "
+                "targets (logits' shape): t' = (1 − ε)·t + ε/C, per element −Σ_c w[c]·t'[c]·lp[c], and 'mean' "
+                "divides by N·d1·… . output is layer_norm(softmax(logits, dim=-1)) without affine parameters: "
+                "the softmax is over the LAST dim, then each group of trailing dims given by normalized_shape (int "
+                "or list) is shifted by its mean and divided by sqrt(biased variance + eps) (a constant group "
+                "gives 0). Both outputs float32; output has logits' shape. The upstream `out=` argument is "
+                "dropped.",
+    math=r"L = \mathrm{CE}(z, y),\quad p = \mathrm{softmax}(z),\quad o = \frac{p - \mu}{\sqrt{\sigma^2 + \epsilon}}",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="logits float32; targets int64 class indices or float32 probabilities; weight float32 "
+                             "(C,) or None; loss and output float32",
+                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
+                      notes="Use the max-subtracted (stable) softmax; summation order is free."),
+    flops=input_flops(14),
+)

@@ -1,0 +1,103 @@
+"""Fusion/fused_dropout_relu_batch_norm_conv2d: conv2d, batch norm on batch statistics, ReLU, seeded dropout."""
+
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset import stochastic
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, randint, sample
+
+
+def normalized(input, weight, bias, stride, padding, dilation, groups) -> torch.Tensor:
+    x = F.conv2d(input, weight, bias, stride, padding, dilation, groups)
+    # No running statistics exist, so the batch's own statistics are used whatever `training` says
+    # (upstream passed training=training here, which raises for training=False).
+    return F.relu(F.batch_norm(x, None, None, training=True))
+
+
+def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, stride=1, padding=0,
+              dilation=1, groups: int = 1, p: float = 0.5, training: bool = True, inplace: bool = False,
+              seed: int = 0) -> torch.Tensor:
+    x = normalized(input, weight, bias, stride, padding, dilation, groups)
+    return stochastic.seeded_dropout(x, p, training, seed, inplace)
+
+
+def check(call, output, expected, contract):
+    a = stochastic.bind(reference, call)
+    if not stochastic.stochastic(a["p"], a["training"]):
+        return contract.compare(output, expected)
+    bias = None if a["bias"] is None else a["bias"].detach().cpu().double()
+    x = normalized(a["input"].detach().cpu().double(), a["weight"].detach().cpu().double(), bias, a["stride"],
+                   a["padding"], a["dilation"], a["groups"])
+    return stochastic.dropout_reason(output, expected, x / (1.0 - a["p"]), 0.0, a["p"], contract.tolerance)
+
+
+def seed(gen):
+    return int(randint((), gen, 0, 2**31))
+
+
+def fixed_cases(gen):
+    yield "catalogue_example", Call(sample((1, 4, 8, 8), gen), sample((8, 4, 3, 3), gen), stride=1, padding=1, seed=1)
+    yield "eval_mode_bias", Call(sample((2, 3, 10, 10), gen), sample((6, 3, 3, 3), gen), sample((6,), gen),
+                                 training=False)
+    yield "stride2_pad1_p_0.3", Call(sample((2, 4, 15, 13), gen), sample((8, 4, 3, 3), gen), None, 2, 1, p=0.3, seed=2)
+    yield "dilation2_groups2", Call(sample((2, 4, 12, 12), gen), sample((6, 2, 3, 3), gen), sample((6,), gen),
+                                    1, 2, 2, 2, 0.5, seed=3)
+    yield "tuple_stride_padding", Call(sample((1, 3, 9, 16), gen), sample((4, 3, 2, 3), gen), None, (1, 2), (0, 1),
+                                       p=0.6, seed=4)
+    yield "p_zero_identity", Call(sample((1, 2, 6, 6), gen), sample((3, 2, 3, 3), gen), p=0.0)
+    yield "p_one_zeros_inplace", Call(sample((1, 2, 6, 6), gen), sample((3, 2, 3, 3), gen), p=1.0, inplace=True)
+
+
+def random_cases(gen, mode):
+    yield "rgb_3x3_pad1", Call(sample((2, 3, 32, 32), gen, mode), sample((16, 3, 3, 3), gen, mode),
+                               sample((16,), gen, mode), 1, 1, seed=seed(gen))
+    yield "c8_3x3_stride2_p_0.2", Call(sample((1, 8, 31, 29), gen, mode), sample((24, 8, 3, 3), gen, mode), None, 2, 1,
+                                       p=0.2, seed=seed(gen))
+    yield "grouped_pointwise_p_0.7", Call(sample((4, 16, 15, 15), gen, mode), sample((32, 8, 1, 1), gen, mode),
+                                          sample((32,), gen, mode), groups=2, p=0.7, seed=seed(gen))
+
+
+def perf_cases(gen):
+    for hw in (64, 512, 2048):
+        yield f"1x3x{hw}x{hw}_to_64", Call(sample((1, 3, hw, hw), gen), sample((64, 3, 3, 3), gen), sample((64,), gen),
+                                           1, 1, seed=5)
+
+
+def flops(call, out):
+    return 2.0 * out.numel() * call.args[1][0].numel() + 10.0 * out.numel()
+
+
+TASK = Task(
+    id="Fusion/fused_dropout_relu_batch_norm_conv2d",
+    entry="fused_dropout_relu_batch_norm_conv2d",
+    signature="fused_dropout_relu_batch_norm_conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, "
+              "stride=1, padding=0, dilation=1, groups: int = 1, p: float = 0.5, training: bool = True, "
+              "inplace: bool = False, seed: int = 0) -> Tensor",
+    description="Computes x = conv2d(input, weight, bias, stride, padding, dilation, groups) (float32, finite; "
+                "input (N, C_in, H, W), weight (C_out, C_in/groups, kH, kW), optional bias (C_out,); stride, "
+                "padding and dilation are ints or (h, w) pairs; zero padding), then batch normalization with the "
+                "batch's own statistics: per channel c, mean and biased variance over (N, H_out, W_out), "
+                "x̂ = (x − mean)/√(var + 1e-5), no affine; then ReLU; then dropout: when training and 0 < p < 1 "
+                "each element is independently zeroed with probability p and otherwise scaled by 1/(1−p); with "
+                "training=False or p = 0 nothing changes; with p = 1 everything is multiplied by 0. `training` "
+                "only switches dropout: there are no running statistics, so batch statistics are used either way. "
+                "Returns a new float32 (N, C_out, H_out, W_out) tensor. `inplace` only concerns intermediates, so "
+                "it has no visible effect. `seed` (an int) drives the random mask; it replaces torch's global "
+                "generator.",
+    math=r"\hat{x}_{c} = \frac{x_c - \mu_c}{\sqrt{\sigma_c^2 + 10^{-5}}},\quad "
+         r"y = \frac{m \odot \max(\hat{x}, 0)}{1-p},\ m \sim \mathrm{Bernoulli}(1-p)",
+    difficulty=3,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="input, weight, bias float32; output float32 (N, C_out, H_out, W_out)",
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
+                      notes=stochastic.DROPOUT_CONTRACT + " The kept value is ReLU(BatchNorm(conv))/(1−p) "
+                            "recomputed in float64; where ReLU gives 0, kept and dropped coincide. Tolerance is "
+                            "RMS-scaled for TF32 convolutions."),
+    flops=flops,
+    unit="tf32",
+    check=check,
+)

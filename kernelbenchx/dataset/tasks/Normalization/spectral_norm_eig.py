@@ -1,0 +1,71 @@
+"""Normalization/spectral_norm_eig: the largest eigenvalue magnitude (spectral radius) of square matrices."""
+
+import math
+
+import torch
+
+from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.task import Call, Task, sample
+
+
+def reference(A: torch.Tensor) -> torch.Tensor:
+    eigenvalues, _ = torch.linalg.eig(A)
+    return torch.abs(eigenvalues).max(dim=-1).values
+
+
+def symmetric(shape, gen, mode="standard"):
+    a = sample(shape, gen, mode)
+    return (a + a.transpose(-1, -2)) / 2
+
+
+def rotation(angles):
+    c, s = torch.cos(angles), torch.sin(angles)
+    return torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)
+
+
+def fixed_cases(gen):
+    yield "example_symmetric", Call(torch.tensor([[1.0, 2.0], [2.0, 1.0]]))
+    yield "example_general", Call(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    yield "rotations", Call(torch.tensor([0.5, 1.0, 2.0]).view(3, 1, 1) * rotation(torch.tensor([0.3, 1.2, 3.0])))
+    yield "triangular", Call(torch.triu(sample((4, 5, 5), gen)))
+    yield "zero_and_identity", Call(torch.stack([torch.zeros(3, 3), -2.5 * torch.eye(3)]))
+    yield "batch_general", Call(sample((6, 9, 9), gen))
+    yield "batch_symmetric", Call(symmetric((5, 12, 12), gen))
+    yield "nested_batch", Call(sample((2, 3, 4, 4), gen))
+    yield "one_by_one", Call(sample((7, 1, 1), gen))
+
+
+def random_cases(gen, mode):
+    yield "small_batch", Call(sample((61, 7, 7), gen, mode))
+    yield "symmetric_31", Call(symmetric((16, 31, 31), gen, mode))
+    yield "general_129", Call(sample((4, 129, 129), gen, mode) / math.sqrt(129))
+
+
+def perf_cases(gen):
+    yield "64x4x4", Call(sample((64, 4, 4), gen))
+    yield "64x32x32", Call(sample((64, 32, 32), gen))
+    yield "16x128x128", Call(sample((16, 128, 128), gen))
+
+
+TASK = Task(
+    id="Normalization/spectral_norm_eig",
+    entry="spectral_norm_eig",
+    signature="spectral_norm_eig(A: Tensor) -> Tensor",
+    description="For each square matrix in A of shape (*, n, n) (zero or more batch dimensions), returns the "
+                "largest absolute value of its eigenvalues, max |λ| (the spectral radius; it equals the spectral "
+                "norm only for normal matrices). Eigenvalues of a real non-symmetric matrix may be complex: use "
+                "their modulus. Output float32 of shape (*) (a 0-d tensor for a single matrix). The out= argument "
+                "of the original is dropped.",
+    math=r"\rho(A) = \max\{|\lambda| : \lambda \text{ eigenvalue of } A\}",
+    difficulty=4,
+    reference=reference,
+    fixed_cases=fixed_cases,
+    random_cases=random_cases,
+    perf_cases=perf_cases,
+    contract=Contract(dtypes="A float32 (*, n, n); output float32 (*)",
+                      tolerance=Tolerance(rtol=1e-4, atol=1e-5),
+                      notes="Eigenvalues computed in fp32 by different algorithms differ by a few 1e-6 relative "
+                            "(more for non-normal matrices), hence rtol 1e-4. Any algorithm is fine (QR "
+                            "iteration, Hessenberg + shifts, ...), as long as complex-conjugate pairs are handled."),
+    flops=lambda call, out: 10.0 * call.args[0].shape[-1] ** 3 * max(out.numel(), 1),
+)
