@@ -15,15 +15,17 @@ def timed_ms(fn, reps: int = 30) -> float:
     return stats["median_ms"]
 
 
+def copy_bandwidth(n: int = 1 << 28) -> float:
+    """GB/s of a device-to-device copy of n fp32 values (1 GiB by default: far beyond L2), read + write."""
+    src, dst = torch.randn(n, device="cuda"), torch.empty(n, device="cuda")
+    return 2 * n * 4 / (timed_ms(lambda: dst.copy_(src)) * 1e-3) / 1e9
+
+
 def probe() -> dict:
     if not torch.cuda.is_available():
         raise RuntimeError("kbx hw probe needs a CUDA GPU")
     name = torch.cuda.get_device_name(0)
-    n = 1 << 28  # 1 GiB of fp32 per buffer: far beyond L2
-    src, dst = torch.randn(n, device="cuda"), torch.empty(n, device="cuda")
-    copy_ms = timed_ms(lambda: dst.copy_(src))
-    result = {"gpu": name, "copy_gbs": 2 * n * 4 / (copy_ms * 1e-3) / 1e9}
-    del src, dst
+    result = {"gpu": name, "copy_gbs": copy_bandwidth()}
     size = 8192
     for label, dtype, tf32 in (("bf16", torch.bfloat16, False), ("fp16", torch.float16, False),
                                ("tf32", torch.float32, True), ("fp32", torch.float32, False)):

@@ -13,7 +13,7 @@ import torch
 
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.dataset.selfcheck import build_cases, run_reference
-from kernelbenchx.dataset.task import Call, map_tensors
+from kernelbenchx.dataset.task import map_tensors
 from kernelbenchx.evaluator import perf
 from kernelbenchx.evaluator.sandbox import Channel
 

@@ -1,7 +1,6 @@
 # expect: forbidden input_mutation
 # task: Activation/gelu
 # Computes correctly, but in the caller's input buffer, and returns a copy.
-import torch
 import triton
 import triton.language as tl
 

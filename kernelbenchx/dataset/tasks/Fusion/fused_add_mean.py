@@ -3,7 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.task import Call, Task, sample
 
 
 def reference(input: torch.Tensor, other, dim=None, alpha=1, keepdim: bool = False, dtype=None) -> torch.Tensor:
