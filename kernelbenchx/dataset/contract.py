@@ -51,6 +51,7 @@ class Contract:
     mutates: tuple[int, ...] = ()  # positional arguments updated in place; their final values are compared
     deterministic: bool = True  # False: repeated calls may differ in the last bits (atomics)
     torch_ops: frozenset[str] = frozenset()  # aten compute ops allowed outside Triton (by overload packet name)
+    seed_kwarg: str | None = None  # RNG tasks: the keyword argument whose value must change the output
     notes: str = ""
 
     def describe(self, custom_check: bool = False) -> str:
@@ -74,6 +75,9 @@ class Contract:
         lines.append("- Two calls on the same inputs must give bitwise identical results."
                      if self.deterministic else
                      "- Repeated calls may differ (atomics or randomness are allowed), within the contract.")
+        if self.seed_kwarg:
+            lines.append(f"- The same `{self.seed_kwarg}` must give the same output; a different `{self.seed_kwarg}` "
+                         "must give a different random stream (this is checked).")
         if self.notes:
             lines.append(f"- {self.notes}")
         return "\n".join(lines)

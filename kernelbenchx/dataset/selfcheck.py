@@ -46,6 +46,12 @@ def run_reference(task: Task, call: Call) -> Any:
     return task.contract.compared_outputs(call, out)
 
 
+def reseeded(call: Call, kwarg: str) -> Call:
+    """The same call with its seed argument changed (an int or a 0-d integer tensor)."""
+    seed = call.kwargs[kwarg]
+    return Call(*call.args, **{**call.kwargs, kwarg: seed + 1})
+
+
 def degenerate_answers(call: Call, expected: Any) -> dict[str, Any]:
     """Outputs a lazy or broken kernel might return for `call`."""
     first = next(iter(call.tensors()), None)

@@ -64,6 +64,9 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
         value = report.get(key)
         if value:
             raise Rejected(Verdict.FORBIDDEN, code, f"{where}: {text.format(value=value)}")
+    if report.get("reseed_equal"):
+        raise Rejected(Verdict.INCORRECT, "seed_ignored",
+                       f"{where}: a different `{task.contract.seed_kwarg}` gave the same output")
     if report.get("repeat_equal") is False and task.contract.deterministic:
         raise Rejected(Verdict.INCORRECT, "nondeterministic",
                        f"{where}: two calls on the same inputs gave different results")

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.dataset.selfcheck import build_cases, run_reference
+from kernelbenchx.dataset.selfcheck import build_cases, reseeded, run_reference, same_value
 from kernelbenchx.dataset.task import map_tensors
 from kernelbenchx.evaluator import perf
 from kernelbenchx.evaluator.sandbox import Channel
@@ -28,8 +28,13 @@ def expected_cases(req: dict) -> dict:
         rows = []
         for name, call in cases:
             expected = run_reference(task, call.to(device))
-            rows.append({"name": name, "call": call.to_payload(),
-                         "expected": map_tensors(expected, lambda t: t.detach().cpu())})
+            row = {"name": name, "call": call.to_payload(), "expected": map_tensors(expected, lambda t: t.detach().cpu())}
+            kwarg = task.contract.seed_kwarg
+            if kwarg and kwarg in call.kwargs:
+                other = run_reference(task, reseeded(call, kwarg).to(device))
+                row["reseed_sensitive"] = not same_value(map_tensors(other, lambda t: t.detach().cpu()),
+                                                         row["expected"])
+            rows.append(row)
         out["stages"][stage] = rows
     return out
 

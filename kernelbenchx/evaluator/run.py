@@ -236,6 +236,9 @@ def judge_load(reply: dict) -> dict:
 
 def run_correct_stage(child: Child, task, stage: str, rows: list[dict], on_cpu: bool) -> dict:
     cases = [{"name": row["name"], "call": row["call"], "repeat": i == 0} for i, row in enumerate(rows)]
+    sensitive = [c for c, row in zip(cases, rows) if row.get("reseed_sensitive")]
+    if sensitive:  # one call with another seed must change the output: a kernel ignoring its seed fails
+        sensitive[0]["reseed"] = task.contract.seed_kwarg
     reply = child.call({"op": "run", "cases": cases, "mutates": list(task.contract.mutates),
                         "allowed_ops": sorted(task.contract.torch_ops)})
     return correctness.judge_stage(task, stage, rows, reply["cases"], on_cpu)

@@ -103,6 +103,10 @@ class Harness:
         report["output"] = map_tensors(compared, lambda t: t.detach().cpu().clone())
         if repeat:
             report["repeat_equal"] = self.repeat_equal(case, compared, mutates)
+        if case.get("reseed"):
+            kwarg = case["reseed"]
+            call = {**case["call"], "kwargs": {**case["call"]["kwargs"], kwarg: case["call"]["kwargs"][kwarg] + 1}}
+            report["reseed_equal"] = self.repeat_equal({**case, "call": call}, compared, mutates)
         return report
 
     def observed_call(self, args: tuple, kwargs: dict) -> dict:

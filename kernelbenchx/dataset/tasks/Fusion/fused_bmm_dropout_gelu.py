@@ -78,7 +78,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input1, input2 float16 or float32 (same dtype); output the same dtype",
+    contract=Contract(seed_kwarg="seed", dtypes="input1, input2 float16 or float32 (same dtype); output the same dtype",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is GELU(Z/(1−p)) with Z recomputed in "
                             "float64; a dropped element is GELU(0) = 0. Tolerance is RMS-scaled for TF32 / fp16 "

@@ -84,7 +84,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input1, input2 float32; output float32 (B, N, P)",
+    contract=Contract(seed_kwarg="seed", dtypes="input1, input2 float32; output float32 (B, N, P)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is GELU(RMSNorm(Z))/(1−p) with Z "
                             "recomputed in float64. Tolerance is RMS-scaled for TF32 products."),

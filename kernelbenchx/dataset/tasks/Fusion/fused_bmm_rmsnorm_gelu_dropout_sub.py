@@ -91,7 +91,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input1, input2, other float32; output float32 (B, N, P)",
+    contract=Contract(seed_kwarg="seed", dtypes="input1, input2, other float32; output float32 (B, N, P)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT + " Here a dropped element is −other and a kept one "
                             "GELU(RMSNorm(Z))/(1−p) − other, with Z recomputed in float64. Tolerance is "

@@ -92,7 +92,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input, weight, bias float32; output float32 (N, C_out, H_out, W_out)",
+    contract=Contract(seed_kwarg="seed", dtypes="input, weight, bias float32; output float32 (N, C_out, H_out, W_out)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is ReLU(BatchNorm(conv))/(1−p) "
                             "recomputed in float64; where ReLU gives 0, kept and dropped coincide. Tolerance is "

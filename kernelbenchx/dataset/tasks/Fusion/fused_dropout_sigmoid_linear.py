@@ -75,7 +75,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input, weight, bias float32; output float32 (*, out_features)",
+    contract=Contract(seed_kwarg="seed", dtypes="input, weight, bias float32; output float32 (*, out_features)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is sigmoid(input @ weightᵀ + bias)/(1−p) "
                             "recomputed in float64. Tolerance is RMS-scaled for TF32 products."),

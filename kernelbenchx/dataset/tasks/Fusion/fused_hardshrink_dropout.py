@@ -87,7 +87,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input float32, any shape; output float32, same shape", tolerance=TOLERANCE,
+    contract=Contract(seed_kwarg="seed", dtypes="input float32, any shape; output float32, same shape", tolerance=TOLERANCE,
                       mutates=(0,),
                       notes=stochastic.DROPOUT_CONTRACT + " For the result the kept value is "
                             "hardshrink(input/(1−p)) (either outcome is accepted where |input/(1−p)| is within "

@@ -107,7 +107,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input1, input2, other, mat2 float32; output float32 (B, N, D_out)",
+    contract=Contract(seed_kwarg="seed", dtypes="input1, input2, other, mat2 float32; output float32 (B, N, D_out)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
                       notes=stochastic.DROPOUT_CONTRACT.replace(
                           "every output element must equal", "every element of the dropout result D must equal")

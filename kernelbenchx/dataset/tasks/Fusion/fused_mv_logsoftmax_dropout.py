@@ -69,7 +69,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input (n, m) and vec (m,) float32; output float32 (n,)", tolerance=TOLERANCE,
+    contract=Contract(seed_kwarg="seed", dtypes="input (n, m) and vec (m,) float32; output float32 (n,)", tolerance=TOLERANCE,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is log_softmax(input @ vec)/(1−p), "
                             "recomputed in float64; atol is scaled by its RMS to allow for fp32 reassociation "
                             "of the length-m dot products."),

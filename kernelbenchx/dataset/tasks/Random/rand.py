@@ -64,7 +64,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="seed int64 0-dim tensor; output float32 (or `dtype`) of shape `size`",
+    contract=Contract(seed_kwarg="seed", dtypes="seed int64 0-dim tensor; output float32 (or `dtype`) of shape `size`",
                       tolerance=Tolerance(rtol=0.0, atol=0.0),
                       notes=stochastic.UNIFORM_CONTRACT + " The tolerance line above does not apply: values are "
                             "never compared with torch's own stream."),
