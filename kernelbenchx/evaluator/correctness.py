@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernelbenchx.dataset.task import Call, Task
+import torch
+
+from kernelbenchx.dataset.task import Call, Task, iter_tensors
 from kernelbenchx.evaluator.verdict import Rejected, Verdict
 
 INTERPRETER_LIMITS = ("libdevice", "inline_asm", "inline asm", "not supported in interpreter mode", "active drivers",
@@ -74,16 +76,10 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
 
 def empty_output(value: Any) -> bool:
     """True when every output tensor has no elements: there is no work to launch a kernel for."""
-    from kernelbenchx.dataset.task import iter_tensors
-
     tensors = list(iter_tensors(value))
     return bool(tensors) and all(t.numel() == 0 for t in tensors)
 
 
 def has_dtype(value: Any, dtype_name: str) -> bool:
-    import torch
-
-    from kernelbenchx.dataset.task import iter_tensors
-
     dtype = getattr(torch, dtype_name)
     return any(t.dtype == dtype for t in iter_tensors(value))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import platform
 import subprocess
-
 from functools import lru_cache
 
 import torch
@@ -49,5 +48,3 @@ def nvidia_smi() -> dict:
     fields = [f.strip() for f in out[0].split(",")]
     keys = ["sm_mhz", "max_sm_mhz", "mem_mhz", "temperature_c", "power_w"]
     return {"driver": fields[0], "clocks": dict(zip(keys, fields[1:]))}
-
-
