@@ -160,6 +160,8 @@ def evaluate_candidate(candidate: Candidate | InputProblem, ctx: RunContext) -> 
         outcome = run_stages(candidate, ctx, stages)
     except Rejected as rejected:
         outcome = rejected.outcome
+    except Exception as exc:  # a fault on the trusted side ends this candidate, never the run
+        outcome = Outcome(Verdict.CRASH, "harness_error", f"{type(exc).__name__}: {exc}"[:2000])
     return make_record(candidate, outcome, stages, ctx, started)
 
 
