@@ -75,3 +75,21 @@ def test_resume_finishes_an_interrupted_run_without_duplicates(run, tmp_path):
     assert len(records) == 7 and len({r["key"] for r in records}) == 7
     old_run = json.loads(lines[0])["run_id"]
     assert sum(r["run_id"] == old_run for r in records) == 5  # only the two lost records were evaluated again
+
+
+def test_a_trusted_side_fault_ends_the_candidate_not_the_run():
+    from kernelbenchx.evaluator.run import RunContext, evaluate_candidate
+    from kernelbenchx.evaluator.submission import Candidate
+
+    ctx = RunContext(RunConfig(device="cpu"), seed=1)
+
+    def broken(task_id):
+        raise RuntimeError("reference failed: cusolver error")
+
+    ctx.expected = broken
+    try:
+        record = evaluate_candidate(Candidate("Activation/gelu", GELU, "t:1"), ctx)
+    finally:
+        ctx.close()
+    assert (record["verdict"], record["reason"]["code"]) == ("crash", "harness_error")
+    assert "cusolver" in record["reason"]["message"]
