@@ -93,3 +93,12 @@ def test_a_trusted_side_fault_ends_the_candidate_not_the_run():
         ctx.close()
     assert (record["verdict"], record["reason"]["code"]) == ("crash", "harness_error")
     assert "cusolver" in record["reason"]["message"]
+
+
+def test_pass_at_k_estimator():
+    from kernelbenchx.evaluator.report import pass_at_k
+
+    assert pass_at_k(10, 0, 5) == 0.0 and pass_at_k(10, 10, 1) == 1.0
+    assert pass_at_k(10, 3, 1) == pytest.approx(0.3)
+    assert pass_at_k(10, 3, 5) == pytest.approx(1 - (7 * 6 * 5 * 4 * 3) / (10 * 9 * 8 * 7 * 6))
+    assert pass_at_k(2, 1, 5) == 1.0 and pass_at_k(0, 0, 1) == 0.0

@@ -1,14 +1,16 @@
 """Aggregates over result records: rates, pass@1, fast_p and speedup geomeans, overall and per category.
 
 Denominators are the tasks of the chosen set, not the candidates: a task nobody submitted counts as failed.
-With several samples per task, a task is compiled/correct when any sample is, pass@1 is the mean of
-per-task fractions c/n, and fast_p uses the task's best correct sample.
+With several samples per task, a task is compiled/correct when any sample is, pass@k is the unbiased
+estimator 1 − C(n−c, k)/C(n, k) per task (with k capped at the task's n samples), averaged over the set, and
+fast_p uses the task's best correct sample.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from math import comb
 from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
@@ -16,6 +18,7 @@ from typing import Iterable
 from kernelbenchx.dataset.registry import all_tasks, tasks_in
 
 FAST_P = (0.0, 0.5, 0.8, 1.0, 1.5, 2.0)
+PASS_AT = (1, 5, 10)
 
 
 def read_results(path: Path) -> list[dict]:
@@ -77,8 +80,17 @@ def task_row(records: list[dict]) -> dict:
     return {"samples": n, "compiled": any(r.get("stages", {}).get("compile", {}).get("import", {}).get("ok")
                                           for r in records),
             "correct": bool(correct), "pass_at_1": len(correct) / n if n else 0.0,
+            "pass_at": {str(k): pass_at_k(n, len(correct), k) for k in PASS_AT},
             "best_speedup": max(speedups) if speedups else None,
             "measured": bool(speedups)}
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of k samples drawn from the n is correct (k capped at n)."""
+    if n == 0:
+        return 0.0
+    k = min(k, n)
+    return 1.0 - comb(n - c, k) / comb(n, k)
 
 
 def aggregate(rows: list[dict]) -> dict:
@@ -93,6 +105,7 @@ def aggregate(rows: list[dict]) -> dict:
         "compile_rate": sum(r["compiled"] for r in rows) / n,
         "correct_rate": sum(r["correct"] for r in rows) / n,
         "pass_at_1": sum(r["pass_at_1"] for r in rows) / n,
+        "pass_at": {str(k): sum(r["pass_at"][str(k)] for r in rows) / n for k in PASS_AT},
         "fast_p": {f"{p:g}": (sum(1 for r in rows if r["correct"] and (r["best_speedup"] or 0) > p) / n
                               if measured or p == 0 else None) for p in FAST_P},
         "speedup_geomean": math.exp(sum(math.log(s) for s in speedups) / len(speedups)) if speedups else None,
