@@ -102,3 +102,21 @@ def test_timings_never_overlap_on_one_gpu():
         spans = sorted((s, e) for g, s, e in log if g == gpu)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
     assert {g for g, _, _ in log} == {0, 1}
+
+
+def test_golden_deviation_uses_the_shipped_h100_data_and_matching_case_names():
+    from kernelbenchx.evaluator.golden import golden_deviation, load_golden
+
+    rows = load_golden("h100")["tasks"]["Activation/gelu"]
+    assert len(load_golden("h100")["tasks"]) == 176
+    first = rows[0]
+    assert golden_deviation("h100", "Activation/gelu", 0, first["name"], first["eager_ms"] * 1.5) == pytest.approx(0.5)
+    assert golden_deviation("h100", "Activation/gelu", 0, "renamed", 1.0) is None
+    assert golden_deviation("a100", "Activation/gelu", 0, first["name"], 1.0) is None
+
+
+def test_golden_file_validates_against_its_schema():
+    from kernelbenchx.evaluator.golden import golden_path
+    from kernelbenchx.validate import validate_file
+
+    assert validate_file(golden_path("h100")) == []

@@ -24,9 +24,10 @@ def load_golden(target: str | None) -> dict:
     return json.loads(golden_path(target).read_text())
 
 
-def golden_deviation(target: str | None, task_id: str, case: int, live_ms: float) -> float | None:
-    """(live − golden) / golden for the eager baseline of a perf case, or None without a golden."""
+def golden_deviation(target: str | None, task_id: str, case: int, name: str, live_ms: float) -> float | None:
+    """(live − golden) / golden for the eager baseline of a perf case, or None without a golden for it
+    (none for the target, or the task's perf case changed since the golden was measured)."""
     rows = load_golden(target).get("tasks", {}).get(task_id)
-    if not rows or case >= len(rows) or not rows[case].get("eager_ms"):
+    if not rows or case >= len(rows) or not rows[case].get("eager_ms") or rows[case].get("name") != name:
         return None
     return (live_ms - rows[case]["eager_ms"]) / rows[case]["eager_ms"]

@@ -50,7 +50,7 @@ def perf_stage(child: Child, task, candidate, ctx) -> dict:
                 if name != "eager":
                     other = lane.call({**request, "op": "baseline", "baseline": name}, timeout=900)
                     row["baselines"][name] = other.get("timing") if other.get("ok") else None
-            deviation = golden_deviation(ctx.target, task.id, index, base["timing"]["median_ms"])
+            deviation = golden_deviation(ctx.target, task.id, index, base.get("name", ""), base["timing"]["median_ms"])
             if deviation is not None:
                 row["golden_deviation"] = deviation
                 if abs(deviation) > 0.25:
