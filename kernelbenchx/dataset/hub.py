@@ -22,7 +22,7 @@ import torch
 from kernelbenchx import __version__
 from kernelbenchx.dataset.prompt import render_prompt
 from kernelbenchx.dataset.registry import all_tasks, normalize_id
-from kernelbenchx.dataset.selfcheck import build_cases, run_reference
+from kernelbenchx.dataset.cases import build_cases, run_reference
 from kernelbenchx.dataset.task import Task
 
 

@@ -18,39 +18,8 @@ from typing import Any, Callable
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-from kernelbenchx.dataset.task import MODES, Call, Task, iter_tensors, map_tensors
-
-FIXED_SEED = 20240917  # fixed cases are public and reproducible; stage-2 seeds are drawn per run
-
-
-def fixed_generator() -> torch.Generator:
-    return torch.Generator().manual_seed(FIXED_SEED)
-
-
-def build_cases(task: Task, seed: int | None) -> list[tuple[str, Call]]:
-    """Stage-1 cases (seed None) or stage-2 cases for `seed`, with stage-qualified names."""
-    if seed is None:
-        return [(f"fixed/{name}", call) for name, call in task.fixed_cases(fixed_generator())]
-    cases = []
-    for i, mode in enumerate(MODES):
-        gen = torch.Generator().manual_seed(seed * 2 + i)
-        cases += [(f"{mode}/{name}", call) for name, call in task.random_cases(gen, mode)]
-    return cases
-
-
-def run_reference(task: Task, call: Call) -> Any:
-    """The reference's output for `call`, including the final values of in-place arguments."""
-    call = call.clone()
-    with torch.no_grad():
-        out = call.invoke(task.reference)
-    return task.contract.compared_outputs(call, out)
-
-
-def reseeded(call: Call, kwarg: str) -> Call:
-    """The same call with its seed argument changed (an int or a 0-d integer tensor)."""
-    seed = call.kwargs[kwarg]
-    return Call(*call.args, **{**call.kwargs, kwarg: seed + 1})
-
+from kernelbenchx.dataset.cases import build_cases, run_reference, same_value
+from kernelbenchx.dataset.task import Call, Task, iter_tensors, map_tensors
 
 def degenerate_answers(call: Call, expected: Any) -> dict[str, Any]:
     """Outputs a lazy or broken kernel might return for `call`."""
@@ -164,13 +133,6 @@ def check_degenerates(task: Task, cases: list[tuple[str, Call]], expected: dict[
     for kind in sorted((survivors or set()) & differs):
         problems.append(f"degenerate answer {kind!r} passes every case")
     return problems
-
-
-def same_value(a: Any, b: Any) -> bool:
-    ta, tb = list(iter_tensors(a)), list(iter_tensors(b))
-    if type(a) is not type(b) or len(ta) != len(tb) or not ta:
-        return False
-    return all(x.dtype == y.dtype and x.shape == y.shape and torch.equal(x, y) for x, y in zip(ta, tb))
 
 
 def check_perf_cases(task: Task) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.dataset.selfcheck import build_cases, reseeded, run_reference, same_value
+from kernelbenchx.dataset.cases import build_cases, reseeded, run_reference, same_value
 from kernelbenchx.dataset.task import map_tensors
 from kernelbenchx.evaluator import perf
 from kernelbenchx.evaluator.sandbox import Channel
@@ -49,16 +49,9 @@ def baseline(req: dict) -> dict:
         return perf.measure(req, task, fn, req["device"])
 
 
-def perf_case_names(req: dict) -> dict:
-    task = get_task(req["task_id"])
-    with torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True):
-        names = [name for name, _ in task.perf_cases(torch.Generator().manual_seed(0))]
-    return {"ok": True, "names": names}
-
-
 def main() -> None:
     channel = Channel(int(sys.argv[1]))
-    handlers = {"cases": expected_cases, "baseline": baseline, "perf_names": perf_case_names}
+    handlers = {"cases": expected_cases, "baseline": baseline}
     for request in channel.requests():
         try:
             reply = handlers[request["op"]](request)
