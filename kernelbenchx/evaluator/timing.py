@@ -58,7 +58,8 @@ def summarize(samples_ms: list[float], method: str, budget_exhausted: bool, host
     med, rel_ci = median_ci(samples_ms)
     xs = sorted(samples_ms)
     q = lambda p: xs[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
-    return {"median_ms": med, "rel_ci95": rel_ci, "p10_ms": q(0.1), "p90_ms": q(0.9), "min_ms": xs[0],
+    return {"median_ms": med, "rel_ci95": rel_ci if math.isfinite(rel_ci) else None,  # None: too few samples
+            "p10_ms": q(0.1), "p90_ms": q(0.9), "min_ms": xs[0],
             "count": len(xs), "method": method, "budget_exhausted": budget_exhausted,
             "event_total_ms": sum(xs), "host_total_ms": host_s * 1e3}
 
@@ -71,8 +72,30 @@ class L2Flusher:
         self.buffer.fill_(0x5A5A5A5A)
 
 
+def syncs_host(fn: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
+    """True when one call synchronizes with the host (e.g. torch's linalg error checks read `info`).
+
+    Such work cannot be captured, and attempting it is not harmless: a capture invalidated inside
+    cuSOLVER leaves its handle broken (every later sytrf call in the process fails), so it is never tried.
+    """
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        fn(*args, **kwargs)
+        return False
+    except RuntimeError as exc:
+        if "synchroniz" in str(exc):
+            return True
+        raise
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+        torch.cuda.synchronize()
+
+
 def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]]) -> list | None:
     """One CUDA graph per input set, or None when the work cannot be captured."""
+    if syncs_host(fn, *input_sets[0]):
+        return None
     graphs = []
     stream = torch.cuda.Stream()
     try:
@@ -94,16 +117,26 @@ def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]])
         return None
 
 
+def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> bool:
+    """Run the warm-up calls; stop early once they take longer than the budget. Returns True when the
+    work is slow enough that graph capture (more calls, no gain for long work) is not worth it."""
+    started = time.perf_counter()
+    for i in range(protocol.warmup):
+        args, kwargs = input_sets[i % len(input_sets)]
+        fn(*args, **kwargs)
+        torch.cuda.synchronize()
+        if time.perf_counter() - started > protocol.budget_s:
+            return True
+    return False
+
+
 def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]],
               protocol: Protocol) -> tuple[dict, list[Any]]:
     """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
     last timed call (re-checked by the caller)."""
     flush = L2Flusher()
-    for i in range(protocol.warmup):
-        args, kwargs = input_sets[i % len(input_sets)]
-        fn(*args, **kwargs)
-    torch.cuda.synchronize()
-    graphs = capture_graphs(fn, input_sets) if protocol.use_graphs else None
+    slow = warm_up(fn, input_sets, protocol)
+    graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
     if graphs is not None:
         runners = [graph.replay for graph in graphs]
