@@ -8,7 +8,8 @@ SUBMISSION_RULES = """\
 - Write Python that defines a top-level function `{entry}` with the signature above.
 - The work must be done by Triton kernels (`@triton.jit`) that `{entry}` launches on every call.
   Outside kernels you may allocate outputs (`torch.empty`, `torch.empty_like`, ...), make views, reshape,
-  and compute launch parameters; you may not compute the result with PyTorch operators, `torch.compile`,
+  copy or concatenate tensors (`.contiguous()`, `torch.cat`, `torch.stack`) and compute launch parameters;
+  you may not compute with PyTorch operators (use `math` for shape arithmetic), `torch.compile`,
   other libraries, threads, subprocesses or extra CUDA streams.
 - Inputs arrive as CUDA tensors (CPU tensors under the Triton interpreter). Do not cache results between
   calls; every call must read its inputs.

@@ -31,6 +31,7 @@ HARMLESS_OPS = frozenset({
     "item", "size", "stride", "sym_size", "sym_stride", "numel", "dim", "is_contiguous", "arange", "tensor",
     "lift_fresh_copy", "_has_compatible_shallow_copy_type", "record_stream", "is_nonzero", "equal",
     "_conj", "conj", "resolve_conj", "resolve_neg", "_neg_view", "real", "imag", "randperm",
+    "cat", "stack",  # pure copies, like clone/copy_ above (which can already assemble any concatenation)
 })
 SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
                 "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",

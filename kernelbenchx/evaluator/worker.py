@@ -41,6 +41,11 @@ class Harness:
         import triton  # noqa: F401  (imported before the candidate so the guards wrap the real classes)
 
         self.launches.install()
+        if self.device.startswith("cuda"):
+            # Create the CUDA context now: the driver's helper threads must not be counted against a candidate
+            # whose first call is the first CUDA work of the process (a task without tensor inputs).
+            torch.zeros(1, device=self.device)
+            torch.cuda.synchronize()
         # Perf inputs are built here from the task's builders, before candidate code exists in this process.
         self.perf_task = perf.load_task(req["task_id"]) if self.device.startswith("cuda") else None
         self.snapshot = monitor.symbol_snapshot(self.trusted())
