@@ -10,7 +10,9 @@ import torch
 
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import measure, roofline, timing
-from kernelbenchx.evaluator.verdict import Rejected
+from kernelbenchx.evaluator.gpu_guard import GpuGuard
+from kernelbenchx.evaluator.sandbox import ChildFailed
+from kernelbenchx.evaluator.verdict import Rejected, Verdict
 
 
 def test_median_ci_shrinks_with_more_samples():
@@ -68,40 +70,95 @@ def test_judge_case_checks_inputs_launches_outputs_and_timer():
         assert info.value.outcome.code == code
 
 
+def slow_reply(samples, median_ms):
+    reply = perf_reply(samples, None, event=median_ms, host=median_ms + 1)
+    del reply["recheck"]  # a candidate timed by one call has no fresh-input re-check
+    reply["timing"].update(median_ms=median_ms, count=1, method="single_call", budget_exhausted=True)
+    return reply
+
+
+def test_a_very_slow_candidate_is_timed_once_and_still_checked_on_its_timed_output():
+    task = get_task("Activation/gelu")
+    base = perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)])  # baseline median 0.1 ms
+    row = measure.judge_case(task, 0, base, slow_reply([[torch.ones(4)]], 50.0), None)
+    assert row["speedup"]["eager"] == pytest.approx(0.002)
+    with pytest.raises(Rejected) as info:  # its output on input set 0 is still compared
+        measure.judge_case(task, 0, base, slow_reply([[torch.zeros(4)]], 50.0), None)
+    assert info.value.outcome.code == "perf_recheck"
+    with pytest.raises(Rejected) as info:  # claiming the one-call path without being that slow is forged
+        measure.judge_case(task, 0, base, slow_reply([[torch.ones(4)]], 5.0), None)
+    assert info.value.outcome.code == "timer_tampering"
+
+
 class FakeTimer:
     """Stands in for a GPU timing process: records when it is busy, per GPU."""
 
     def __init__(self, gpu, log):
         self.gpu, self.log = gpu, log
+        self.clock_restarted_at = None
+
+    def restart_clock(self, wall_s):
+        self.clock_restarted_at = time.perf_counter()
 
     def call(self, message, timeout=None):
         if message["op"] == "verify":
             return {"ok": True, "changed": []}
         start = time.perf_counter()
         time.sleep(0.01)
-        self.log.append((self.gpu, start, time.perf_counter()))
+        self.log.append((self.gpu, start, time.perf_counter(), self))
         return perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)], fingerprints=([1.0, 2.0],) * 3)
 
 
-def test_timings_never_overlap_on_one_gpu():
+def fake_context(gpus, log):
+    ctx = SimpleNamespace(seed=1, lanes=[FakeTimer(g, log) for g in range(gpus)],
+                          gpu_guards=[GpuGuard() for _ in range(gpus)], peaks=None, target=None,
+                          protocol={}, config=SimpleNamespace(baselines=("eager",), perf_timeout_s=90.0))
+    ctx.gpu_for = lambda cand: cand % gpus
+    return ctx
+
+
+def test_timings_never_overlap_on_one_gpu_and_queueing_is_not_the_candidates_time():
     task = get_task("Activation/gelu")
     log = []
     gpus = 2
-    ctx = SimpleNamespace(seed=1, lanes=[FakeTimer(g, log) for g in range(gpus)],
-                          timing_locks=[threading.Lock() for _ in range(gpus)], peaks=None, target=None,
-                          protocol={}, config=SimpleNamespace(baselines=("eager",)))
-    ctx.gpu_for = lambda cand: cand % gpus
-    threads = [threading.Thread(target=measure.perf_stage, args=(FakeTimer(i % gpus, log), task, i, ctx))
-               for i in range(8)]
+    ctx = fake_context(gpus, log)
+    children = [FakeTimer(i % gpus, log) for i in range(8)]
+    threads = [threading.Thread(target=measure.perf_stage, args=(child, task, i, ctx))
+               for i, child in enumerate(children)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert len(log) == 8 * 2 * measure.perf_case_count(task)
     for gpu in range(gpus):
-        spans = sorted((s, e) for g, s, e in log if g == gpu)
+        spans = sorted((s, e) for g, s, e, _ in log if g == gpu)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
-    assert {g for g, _, _ in log} == {0, 1}
+    # a candidate's perf allowance starts once it holds its lane: no other candidate of that GPU is mid-stage
+    for child in children:
+        mine_end = max(e for _, _, e, who in log if who is child)
+        for other in children:
+            if other is not child and other.gpu == child.gpu:
+                theirs = [(s, e) for _, s, e, who in log if who is other]
+                assert all(e <= child.clock_restarted_at for _, e in theirs) or all(s >= mine_end for s, _ in theirs)
+    assert {g for g, _, _, _ in log} == {0, 1}
+
+
+class HangingCandidate(FakeTimer):
+    """Times its first perf case, then never answers (a kernel far too slow to time)."""
+
+    def call(self, message, timeout=None):
+        if message["op"] == "perf" and message["case"] > 0:
+            raise ChildFailed("timeout", "no reply within 90 s")
+        return super().call(message, timeout)
+
+
+def test_a_perf_stage_past_its_allowance_is_a_timeout_not_a_pass():
+    ctx = fake_context(1, [])
+    with pytest.raises(Rejected) as info:
+        measure.perf_stage(HangingCandidate(0, []), get_task("Activation/gelu"), 0, ctx)
+    assert info.value.outcome.verdict == Verdict.TIMEOUT
+    assert info.value.outcome.code == "perf_timeout"
+    assert "1 of" in info.value.outcome.message
 
 
 def test_golden_deviation_uses_the_shipped_h100_data_and_matching_case_names():

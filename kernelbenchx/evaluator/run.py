@@ -1,8 +1,9 @@
 """The pipeline: submission in, one result record per candidate out, appended as each finishes.
 
 Candidates run in parallel worker threads, each driving its own fresh candidate process; expected outputs
-come from one trusted reference process per device; on GPUs, timing is serialized per GPU through a lane
-that owns a trusted baseline process, so no two timings ever share a GPU.
+come from a small pool of trusted reference processes; on GPUs, timing is serialized per GPU through a lane
+that owns a trusted baseline process, and a timing holds its GPU alone (gpu_guard): no other candidate's
+checks or reference work run on that GPU meanwhile.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from functools import partial
+from typing import Any, Callable, ContextManager
 
 import torch
 
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.evaluator import checks, correctness, environment, roofline, timing
+from kernelbenchx.evaluator import checks, correctness, environment, gpu_guard, roofline, timing
+from kernelbenchx.evaluator.gpu_guard import GpuGuard
 from kernelbenchx.evaluator.sandbox import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.submission import Candidate, InputProblem, read_submission
 from kernelbenchx.evaluator.verdict import Outcome, Rejected, StageLog, Verdict
@@ -37,7 +40,8 @@ class RunConfig:
     seed: int | None = None  # None: a fresh secret seed (kept on resume)
     resume: bool = False
     workers: int = max(1, min(8, (os.cpu_count() or 2)))
-    timeout_s: float = 300.0
+    timeout_s: float = 300.0  # a candidate's import and correctness stages
+    perf_timeout_s: float = 90.0  # a candidate's perf stage, counted from when it gets its GPU's timing lane
     baselines: tuple[str, ...] = ("eager",)
     perf: bool = True
     task_set: str = "paper"  # paper | all | submitted
@@ -106,7 +110,7 @@ class RunContext:
         self.references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None)
                            for k in range(pool)]
         self.lanes = [TrustedServer("cuda", g) for g in range(gpus)]
-        self.timing_locks = [threading.Lock() for _ in range(gpus)]  # one timing at a time per GPU
+        self.gpu_guards = [GpuGuard() for _ in range(gpus)]  # timing holds its GPU alone
         # KBX_TARGET (set by the container image) names the golden data; the GPU itself names the peaks.
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
@@ -124,8 +128,9 @@ class RunContext:
             if task_id not in self.expected_cache:
                 try:
                     server = self.references[derive_seed(task_id) % len(self.references)]
-                    reply = server.call({"op": "cases", "task_id": task_id,
-                                                  "seed": derive_seed(self.seed, task_id, "stage2")}, timeout=900)
+                    with gpu_guard.shared(self.gpu_guards, server.gpu):
+                        reply = server.call({"op": "cases", "task_id": task_id,
+                                             "seed": derive_seed(self.seed, task_id, "stage2")}, timeout=900)
                     self.expected_cache[task_id] = reply if reply.get("ok") else RuntimeError(
                         f"reference failed: {reply.get('error')}")
                 except ChildFailed as exc:
@@ -195,13 +200,14 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
             verify_symbols(child, "at import")
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
-                stages.correct[stage] = run_correct_stage(child, task, stage, expected[stage], on_cpu)
+                with_gpu = partial(gpu_guard.shared, ctx.gpu_guards, gpu)
+                stages.correct[stage] = run_correct_stage(child, task, stage, expected[stage], on_cpu, with_gpu)
                 verify_symbols(child, f"during {stage}")
             stages.correct["seconds"] = round(time.perf_counter() - clock, 3)
             clock = time.perf_counter()
             stages.perf = run_perf(child, task, candidate, ctx) if ctx.config.perf else {
                 "status": "skipped", "reason": "perf disabled (--no-perf)"}
-            stages.perf["seconds"] = round(time.perf_counter() - clock, 3)
+            stages.perf["seconds"] = round(time.perf_counter() - clock - stages.perf.get("lane_wait_s", 0), 3)
         except ChildFailed as failed:
             raise child_failure(failed) from None
     if stages.perf.get("status") == "implausible":
@@ -236,14 +242,21 @@ def judge_load(reply: dict) -> dict:
                    traceback=error.get("traceback", ""))
 
 
-def run_correct_stage(child: Child, task, stage: str, rows: list[dict], on_cpu: bool) -> dict:
+def run_correct_stage(child: Child, task, stage: str, rows: list[dict], on_cpu: bool,
+                      with_gpu: Callable[[], ContextManager]) -> dict:
     cases = [{"name": row["name"], "call": row["call"], "repeat": i == 0} for i, row in enumerate(rows)]
     sensitive = [c for c, row in zip(cases, rows) if row.get("reseed_sensitive")]
     if sensitive:  # one call with another seed must change the output: a kernel ignoring its seed fails
         sensitive[0]["reseed"] = task.contract.seed_kwarg
-    reply = child.call({"op": "run", "cases": cases, "mutates": list(task.contract.mutates),
-                        "allowed_ops": sorted(task.contract.torch_ops)})
-    return correctness.judge_stage(task, stage, rows, reply["cases"], on_cpu)
+    replies = []
+    for case in cases:  # one case per request: a timing waiting for the GPU waits for one case at most
+        with with_gpu():
+            reply = child.call({"op": "run", "cases": [case], "mutates": list(task.contract.mutates),
+                                "allowed_ops": sorted(task.contract.torch_ops)})
+        replies.extend(reply["cases"])
+        if not replies[-1].get("ok"):
+            break
+    return correctness.judge_stage(task, stage, rows, replies, on_cpu)
 
 
 def child_failure(failed: ChildFailed) -> Rejected:

@@ -139,6 +139,11 @@ class Child:
         self.channel = os.fdopen(read_fd, "rb", buffering=0)
         self.deadline = time.monotonic() + self.limits.wall_s
 
+    def restart_clock(self, wall_s: float) -> None:
+        """Give the child a fresh wall-clock allowance for the next phase (time spent queueing for a GPU's
+        timing lane is not the candidate's)."""
+        self.deadline = time.monotonic() + wall_s
+
     def call(self, message: dict, timeout: float | None = None) -> dict:
         """Send one request and wait for its reply; raises ChildFailed on death, hang or garbage."""
         assert self.proc is not None
