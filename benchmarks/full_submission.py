@@ -1,9 +1,15 @@
 """Evaluates a full submission (one candidate per task of the paper's set) and reports throughput, the
 per-stage time breakdown, and repeatability (the same submission twice, same seed: median relative
-difference of per-task speedups). Tasks without a kept Triton solution get a candidate with no kernel,
-which is rejected statically: the report says how many tasks had real kernels.
+difference of per-task speedups).
 
-    python benchmarks/full_submission.py --out bench-out [--runs 2] [--device cuda]
+Each task's candidate is, in order of preference: the kept Triton solution from tests/solutions; the last
+generated kernel for the task in an upstream-format corpus (`--corpus`, e.g. ../shared/upstream/all_records.jsonl:
+real model output, right or wrong); otherwise a placeholder without a kernel, rejected statically. The
+report counts each kind.
+
+    python benchmarks/full_submission.py --out bench-out [--runs 2] [--corpus PATH] [--device cuda]
+    python benchmarks/full_submission.py --out bench-out --submission bench-out/submission.jsonl --runs 1
+    python benchmarks/full_submission.py --compare bench-a/run0 bench-b/run0
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from kernelbenchx.dataset.registry import tasks_in
+from kernelbenchx.dataset.registry import normalize_id, tasks_in
 from kernelbenchx.evaluator.report import read_results, speedup_of
 from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
 
@@ -23,26 +29,52 @@ ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "tests" / "solutions"
 
 
-def build_submission(path: Path) -> int:
-    real = 0
+def corpus_kernels(corpus: Path | None) -> dict[str, str]:
+    """The last generated kernel per task of an upstream-format corpus (later lines win)."""
+    if corpus is None:
+        return {}
+    kernels = {}
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("after_code"):
+            kernels[normalize_id(record["task_id"])] = record["after_code"]
+    return kernels
+
+
+def build_submission(path: Path, corpus: Path | None) -> Counter:
+    generated = corpus_kernels(corpus)
+    methods: Counter = Counter()
     with open(path, "w") as f:
         for task in tasks_in(paper_only=True):
             solution = SOLUTIONS / f"{task.id}.py"
             if solution.exists():
-                code, real = solution.read_text(), real + 1
+                code, method = solution.read_text(), "kept-solution"
+            elif task.id in generated:
+                code, method = generated[task.id], "upstream-generated"
             else:
-                code = f"def {task.entry}(*args, **kwargs):\n    raise NotImplementedError\n"
-            f.write(json.dumps({"task_id": task.id, "code": code, "method": "kept-solution"
-                                if solution.exists() else "no-kernel-placeholder"}) + "\n")
-    return real
+                code, method = f"def {task.entry}(*args, **kwargs):\n    raise NotImplementedError\n", "placeholder"
+            methods[method] += 1
+            f.write(json.dumps({"task_id": task.id, "code": code, "method": method}) + "\n")
+    return methods
 
 
 def stage_seconds(records: list[dict]) -> dict[str, float]:
     keys = {"static": ("compile", "static_s"), "process_start": ("compile", "process_start_s"),
             "reference_wait": ("correct", "reference_wait_s"), "correctness": ("correct", "seconds"),
-            "perf": ("perf", "seconds")}
+            "perf_lane_wait": ("perf", "lane_wait_s"), "perf": ("perf", "seconds")}
     return {name: round(sum(r["stages"].get(s, {}).get(k, 0) or 0 for r in records), 2)
             for name, (s, k) in keys.items()}
+
+
+def lane_phases(records: list[dict]) -> dict[str, float]:
+    """Seconds of timing-lane work per phase, summed over every timed case of every candidate."""
+    totals: Counter = Counter()
+    for r in records:
+        for case in r["stages"].get("perf", {}).get("cases") or []:
+            for side, phases in (case.get("phases_s") or {}).items():
+                for phase, seconds in (phases or {}).items():
+                    totals[f"{side}.{phase}"] += seconds
+    return {k: round(v, 2) for k, v in sorted(totals.items())}
 
 
 def repeatability(a: list[dict], b: list[dict]) -> dict:
@@ -53,31 +85,55 @@ def repeatability(a: list[dict], b: list[dict]) -> dict:
             "max_rel_diff": max(diffs) if diffs else None}
 
 
+def run_once(submission: Path, out: Path, args: argparse.Namespace) -> dict:
+    started = time.perf_counter()
+    config = RunConfig(out_dir=out, device=args.device, seed=args.seed)
+    if args.workers:
+        config.workers = args.workers
+    evaluate_submission(submission, config)
+    wall = time.perf_counter() - started
+    records = read_results(out / "results.jsonl")
+    return {"wall_s": round(wall, 1), "candidates": len(records), "workers": config.workers,
+            "candidates_per_min": round(len(records) / wall * 60, 1),
+            "verdicts": dict(Counter(r["verdict"] for r in records)),
+            "verdicts_by_method": {m: dict(Counter(r["verdict"] for r in records if r["candidate"]["method"] == m))
+                                   for m in sorted({r["candidate"]["method"] for r in records})},
+            "stage_seconds": stage_seconds(records), "lane_phases": lane_phases(records), "records": records}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--device", default=None)
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--workers", type=int, default=0, help="candidate worker processes (0: the default)")
+    parser.add_argument("--corpus", type=Path, default=None, help="upstream-format corpus of generated kernels")
+    parser.add_argument("--submission", type=Path, default=None, help="evaluate this file instead of building one")
+    parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar="RUN_DIR",
+                        help="only report the repeatability of two finished runs")
     args = parser.parse_args()
+    if args.compare:
+        a, b = (read_results(d / "results.jsonl") for d in args.compare)
+        print(json.dumps(repeatability(a, b)))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
-    submission = args.out / "submission.jsonl"
-    real = build_submission(submission)
+    submission = args.submission or args.out / "submission.jsonl"
+    if args.submission is None:
+        methods = build_submission(submission, args.corpus)
+    else:
+        methods = Counter(json.loads(line)["method"] for line in submission.read_text().splitlines() if line)
+    print(f"submission: {dict(methods)}")
     runs = []
     for i in range(args.runs):
-        out = args.out / f"run{i}"
-        started = time.perf_counter()
-        evaluate_submission(submission, RunConfig(out_dir=out, device=args.device, seed=args.seed))
-        wall = time.perf_counter() - started
-        records = read_results(out / "results.jsonl")
-        runs.append({"wall_s": round(wall, 1), "candidates": len(records),
-                     "candidates_per_min": round(len(records) / wall * 60, 1),
-                     "verdicts": dict(Counter(r["verdict"] for r in records)),
-                     "stage_seconds": stage_seconds(records), "records": records})
-        print(f"run {i}: {len(records)} candidates ({real} real kernels) in {wall:.1f} s = "
-              f"{runs[-1]['candidates_per_min']} /min; verdicts {runs[-1]['verdicts']}; "
-              f"stage seconds (summed over candidates) {runs[-1]['stage_seconds']}")
-    result = {"real_kernels": real, "runs": [{k: v for k, v in r.items() if k != "records"} for r in runs]}
+        runs.append(run_once(submission, args.out / f"run{i}", args))
+        r = runs[-1]
+        print(f"run {i}: {r['candidates']} candidates in {r['wall_s']} s = {r['candidates_per_min']} /min "
+              f"({r['workers']} workers); verdicts {r['verdicts_by_method']}; "
+              f"stage seconds (summed over candidates) {r['stage_seconds']}; timing-lane phases {r['lane_phases']}",
+              flush=True)
+    result = {"candidates_by_method": dict(methods),
+              "runs": [{k: v for k, v in r.items() if k != "records"} for r in runs]}
     if len(runs) > 1:
         result["repeatability"] = repeatability(runs[0]["records"], runs[1]["records"])
         print(f"repeatability: {result['repeatability']}")

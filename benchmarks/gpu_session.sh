@@ -1,29 +1,18 @@
 #!/usr/bin/env bash
-# One device call for issue 5/6 evidence: probe, GPU adversarial cases, the full-submission benchmark and
-# golden baseline timings. Everything lands under $OUT (logs are small; results are summarized).
+# One device call of GPU evidence: the full-submission benchmark (one run), golden timings for GOLDEN_TASKS
+# (all tasks when empty), and the adversarial suite's GPU-only cases. Logs and results land under $OUT.
+#   SUBMISSION=bench-sub.jsonl GOLDEN_TASKS=Fusion/x,LinearAlgebra/y OUT=out bash benchmarks/gpu_session.sh
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
-timeout 100 python3 -m kernelbenchx hw probe --json > "$OUT/probe.json" 2>&1
-KBX_GPU_FOCUS=1 timeout ${ADV_S:-120} python3 -m tests.adversarial.suite /tmp/adv > "$OUT/adversarial.txt" 2>&1
-tail -20 "$OUT/adversarial.txt"
-timeout ${BENCH_S:-200} python3 benchmarks/full_submission.py --out /tmp/bench --runs ${RUNS:-1} > "$OUT/bench.txt" 2>&1
-cat "$OUT/bench.txt"; cp /tmp/bench/benchmark.json "$OUT/" 2>/dev/null
-python3 - <<'PY' > "$OUT/bench_records.txt"
-import json, glob
-for path in sorted(glob.glob("/tmp/bench/run*/results.jsonl")):
-    for line in open(path):
-        r = json.loads(line)
-        if r["candidate"]["method"] != "kept-solution":
-            continue
-        perf = r["stages"]["perf"]
-        cases = perf.get("cases") or []
-        fr = [round((c.get("roofline") or {}).get("roofline_fraction") or 0, 3) for c in cases]
-        bfr = [round((c.get("baseline_roofline") or {}).get("roofline_fraction") or 0, 3) for c in cases]
-        print(path.split("/")[-2], r["candidate"]["task_id"], r["verdict"], r["reason"]["code"],
-              (perf.get("speedup_geomean") or {}).get("eager"), "frac", fr, "eager_frac", bfr, r["reason"]["message"][:160])
-PY
-cat "$OUT/bench_records.txt"
-timeout ${GOLDEN_S:-240} python3 -m kernelbenchx golden --target ${TARGET:-h100} --out "$OUT/h100.json" > "$OUT/golden.log" 2>&1
-tail -5 "$OUT/golden.log"; python3 -c "import json; d=json.load(open('$OUT/h100.json')); print(len(d['tasks']), 'tasks in golden')"
+if [ -n "${SUBMISSION:-}" ]; then
+  timeout "${BENCH_S:-420}" python3 benchmarks/full_submission.py --out /tmp/bench --submission "$SUBMISSION" \
+    --runs 1 2>&1 | grep -v Warning | tee "$OUT/bench.txt"
+  cp /tmp/bench/run0/results.jsonl "$OUT/bench-results.jsonl"; cp /tmp/bench/benchmark.json "$OUT/" 2>/dev/null
+fi
+tasks=${GOLDEN_TASKS:+--tasks $GOLDEN_TASKS}
+timeout "${GOLDEN_S:-240}" python3 -m kernelbenchx golden --target "${TARGET:-h100}" --out "$OUT/golden.json" $tasks \
+  > "$OUT/golden.log" 2>&1; tail -3 "$OUT/golden.log"
+KBX_GPU_FOCUS=1 timeout "${ADV_S:-120}" python3 -m tests.adversarial.suite /tmp/adv > "$OUT/adversarial.txt" 2>&1
+tail -15 "$OUT/adversarial.txt"
