@@ -34,7 +34,8 @@ def eval_(
     resume: Annotated[bool, typer.Option(help="continue an interrupted run in OUT")] = False,
     device: Annotated[Optional[str], typer.Option(help="cpu or cuda (default: cuda when available)")] = None,
     workers: Annotated[int, typer.Option(help="candidates evaluated in parallel")] = 0,
-    timeout: Annotated[float, typer.Option(help="wall-clock seconds per candidate")] = 300.0,
+    timeout: Annotated[float, typer.Option(help="wall-clock seconds per candidate (import and checks)")] = 300.0,
+    perf_timeout: Annotated[float, typer.Option(help="perf-stage seconds, from holding the GPU")] = 90.0,
     baselines: Annotated[str, typer.Option(help="comma-separated: eager, compile")] = "eager",
     perf: Annotated[bool, typer.Option(help="time candidates on the GPU")] = True,
     task_set: Annotated[str, typer.Option(help="denominator of the summary: paper, all or submitted")] = "paper",
@@ -59,7 +60,7 @@ def eval_(
                             description=f"{record['candidate'].get('task_id') or '?'}: {record['verdict']}")
 
         config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, timeout_s=timeout,
-                           baselines=names, perf=perf, task_set=task_set, progress=tick)
+                           perf_timeout_s=perf_timeout, baselines=names, perf=perf, task_set=task_set, progress=tick)
         if workers:
             config.workers = workers
         try:
