@@ -17,15 +17,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from functools import partial
+from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 import torch
 
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import checks, correctness, environment, gpu_guard, roofline, timing
-from kernelbenchx.evaluator.gpu_guard import GpuGuard
 from kernelbenchx.evaluator.sandbox import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.submission import Candidate, InputProblem, read_submission
 from kernelbenchx.evaluator.verdict import Outcome, Rejected, StageLog, Verdict
@@ -110,7 +109,7 @@ class RunContext:
         self.references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None)
                            for k in range(pool)]
         self.lanes = [TrustedServer("cuda", g) for g in range(gpus)]
-        self.gpu_guards = [GpuGuard() for _ in range(gpus)]  # timing holds its GPU alone
+        self.gpu_guards = [gpu_guard.GpuGuard() for _ in range(gpus)]  # timing holds its GPU alone
         # KBX_TARGET (set by the container image) names the golden data; the GPU itself names the peaks.
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
@@ -199,8 +198,8 @@ def run_stages(candidate: Candidate, ctx: RunContext, stages: StageLog) -> Outco
             stages.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
             verify_symbols(child, "at import")
             clock = time.perf_counter()
+            with_gpu = partial(gpu_guard.shared, ctx.gpu_guards, gpu)
             for stage in ("stage1", "stage2"):
-                with_gpu = partial(gpu_guard.shared, ctx.gpu_guards, gpu)
                 stages.correct[stage] = run_correct_stage(child, task, stage, expected[stage], on_cpu, with_gpu)
                 verify_symbols(child, f"during {stage}")
             stages.correct["seconds"] = round(time.perf_counter() - clock, 3)
@@ -251,9 +250,9 @@ def run_correct_stage(child: Child, task, stage: str, rows: list[dict], on_cpu: 
     replies = []
     for case in cases:  # one case per request: a timing waiting for the GPU waits for one case at most
         with with_gpu():
-            reply = child.call({"op": "run", "cases": [case], "mutates": list(task.contract.mutates),
+            reply = child.call({"op": "run", "case": case, "mutates": list(task.contract.mutates),
                                 "allowed_ops": sorted(task.contract.torch_ops)})
-        replies.extend(reply["cases"])
+        replies.append(reply["case"])
         if not replies[-1].get("ok"):
             break
     return correctness.judge_stage(task, stage, rows, replies, on_cpu)

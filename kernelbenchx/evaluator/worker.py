@@ -68,13 +68,10 @@ class Harness:
         return {"ok": True, "import_s": time.perf_counter() - started}
 
     def run(self, req: dict) -> dict:
-        results = []
-        for case in req["cases"]:
-            results.append(self.run_case(case, req["mutates"], frozenset(req["allowed_ops"]),
-                                         repeat=case.get("repeat", False)))
-            if not results[-1].get("ok"):
-                break
-        return {"ok": True, "cases": results}
+        """One correctness case (the parent sends them one at a time, between timings on the GPU)."""
+        case = req["case"]
+        return {"ok": True, "case": self.run_case(case, req["mutates"], frozenset(req["allowed_ops"]),
+                                                  repeat=case.get("repeat", False))}
 
     def verify(self, req: dict) -> dict:
         return {"ok": True, "changed": monitor.changed_symbols(self.snapshot, self.trusted())}
