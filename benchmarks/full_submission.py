@@ -26,7 +26,7 @@ from kernelbenchx.evaluator.report import read_results, speedup_of
 from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "tests" / "solutions"
+SOLUTIONS = ROOT / "kernelbenchx" / "solutions"
 
 
 def corpus_kernels(corpus: Path | None) -> dict[str, str]:

@@ -11,7 +11,7 @@ timeout 120 python3 -m kernelbenchx hw probe --json > "$OUT/probe.json" 2> "$OUT
 python3 - <<'PY'
 import json, pathlib
 lines = [json.dumps({"task_id": f"{p.parent.name}/{p.stem}", "code": p.read_text()})
-         for p in sorted(pathlib.Path("tests/solutions").glob("*/*.py"))]
+         for p in sorted(pathlib.Path("kernelbenchx/solutions").glob("*/*.py"))]
 pathlib.Path("/tmp/solutions.jsonl").write_text("\n".join(lines) + "\n")
 print(len(lines), "solutions")
 PY

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = ROOT / "tests" / "solutions"
+SOLUTIONS = ROOT / "kernelbenchx" / "solutions"
 CHEATS = ROOT / "tests" / "adversarial" / "cases"
 SLICE = [
     "Activation/gelu", "Activation/gelu_fp16", "Convolution/conv2d", "Fusion/fused_add_gelu",

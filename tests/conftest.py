@@ -5,7 +5,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
-SOLUTIONS = ROOT / "tests" / "solutions"
+SOLUTIONS = ROOT / "kernelbenchx" / "solutions"
 
 os.environ.setdefault("TRITON_INTERPRET", "1")  # in-process solution checks run on the CPU interpreter
 

@@ -1,4 +1,4 @@
-"""Every Triton solution kept in tests/solutions passes the full sandboxed pipeline on the CPU interpreter:
+"""Every Triton solution kept in kernelbenchx/solutions passes the full sandboxed pipeline on the CPU interpreter:
 the proof that each contract (including the rewritten ones) is satisfiable."""
 
 import json

@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from kernelbenchx.dataset.layouts import stage1_layout_cases, stage2_layout_case
 from kernelbenchx.dataset.task import MODES, Call, Task, iter_tensors
 
 FIXED_SEED = 20240917  # fixed cases are public and reproducible; stage-2 seeds are drawn per run
@@ -17,13 +18,18 @@ def fixed_generator() -> torch.Generator:
 
 
 def build_cases(task: Task, seed: int | None) -> list[tuple[str, Call]]:
-    """Stage-1 cases (seed None) or stage-2 cases for `seed`, with stage-qualified names."""
+    """Stage-1 cases (seed None) or stage-2 cases for `seed`, with stage-qualified names. Both stages include
+    cases whose inputs are non-contiguous views (dataset/layouts.py), unless the contract says contiguous."""
+    kinds, keep = task.contract.layouts, task.contract.mutates
     if seed is None:
-        return [(f"fixed/{name}", call) for name, call in task.fixed_cases(fixed_generator())]
+        cases = [(f"fixed/{name}", call) for name, call in task.fixed_cases(fixed_generator())]
+        base = f"fixed/{task.layout_case}" if task.layout_case else None
+        return cases + stage1_layout_cases(cases, kinds, keep, base)
     cases = []
     for i, mode in enumerate(MODES):
         gen = torch.Generator().manual_seed(seed * 2 + i)
-        cases += [(f"{mode}/{name}", call) for name, call in task.random_cases(gen, mode)]
+        drawn = [(f"{mode}/{name}", call) for name, call in task.random_cases(gen, mode)]
+        cases += drawn + stage2_layout_case(drawn, kinds, keep, choice=seed * 2 + i)
     return cases
 
 

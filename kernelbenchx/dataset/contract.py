@@ -4,7 +4,11 @@ Elementwise rule for floating tensors (``compare``):
 - same structure (tensor / tuple / list / python scalar), same shape, same dtype;
 - NaN exactly where the reference has NaN, ±inf exactly where the reference has ±inf;
 - finite values: |out − ref| ≤ atol + rtol·|ref|, where atol is scaled by the reference's RMS
-  when ``Tolerance.scale == "rms"`` (matrix products, whose error grows with the reduction length);
+  when ``Tolerance.scale == "rms"`` (matrix products, whose error grows with the reduction length), or
+  elementwise by an error bound the trusted side computes from the inputs when ``scale == "bound"``
+  (reductions: the bound grows with the reduction's length and the magnitude of its terms);
+- optionally, the relative RMS error ‖out − ref‖₂ / ‖ref‖₂ ≤ ``rel_rms`` (separates precisions: TF32 products
+  pass, bf16 operands fail, where an elementwise bound loose enough for the tails cannot tell them apart);
 - complex values: real and imaginary parts each by the float rule;
 - integer and boolean values: exactly equal.
 """
@@ -24,15 +28,28 @@ FLOAT_DEFAULTS = {
 }
 
 
+LAYOUT_KINDS = ("transposed", "sliced", "strided", "offset", "expanded")  # see dataset/layouts.py
+SCALES = ("abs", "rms", "bound")
+
+
 @dataclass(frozen=True)
 class Tolerance:
     rtol: float
     atol: float
-    scale: str = "abs"  # "abs": atol as given; "rms": atol × RMS of the reference tensor
+    scale: str = "abs"  # "abs": atol as given; "rms": atol × RMS(reference); "bound": atol × the task's error bound
+    rel_rms: float | None = None  # also require ‖out − ref‖₂ ≤ rel_rms·‖ref‖₂ over the finite entries
+
+    def __post_init__(self) -> None:
+        if self.scale not in SCALES:
+            raise ValueError(f"tolerance scale must be one of {SCALES}, got {self.scale!r}")
 
     def describe(self) -> str:
-        atol = f"{self.atol:g}·RMS(reference)" if self.scale == "rms" else f"{self.atol:g}"
-        return f"|out − ref| ≤ {atol} + {self.rtol:g}·|ref| elementwise"
+        atol = {"abs": f"{self.atol:g}", "rms": f"{self.atol:g}·RMS(reference)",
+                "bound": (f"{self.atol:g}·" if self.atol != 1 else "") + "B (the error bound stated below)"}[self.scale]
+        text = f"|out − ref| ≤ {atol} + {self.rtol:g}·|ref| elementwise"
+        if self.rel_rms is not None:
+            text += f", and ‖out − ref‖₂ ≤ {self.rel_rms:g}·‖ref‖₂ over each output tensor"
+        return text
 
 
 def default_tolerance(dtype: torch.dtype) -> Tolerance:
@@ -49,10 +66,22 @@ class Contract:
     accumulation: str = "fp32"
     tf32: bool = False
     mutates: tuple[int, ...] = ()  # positional arguments updated in place; their final values are compared
-    deterministic: bool = True  # False: repeated calls may differ in the last bits (atomics)
-    torch_ops: frozenset[str] = frozenset()  # aten compute ops allowed outside Triton (by overload packet name)
+    # Repeated calls on the same inputs: None (default) — exact outputs (integers, booleans) bitwise equal,
+    # floating outputs each within the tolerance (atomics and split reductions are fine); True — bitwise
+    # identical (the task says so); False — unconstrained (sampling without a seed).
+    deterministic: bool | None = None
     seed_kwarg: str | None = None  # RNG tasks: the keyword argument whose value must change the output
+    layouts: tuple[str, ...] = LAYOUT_KINDS  # input layouts the cases use; () = contiguous inputs only
+    bound: str = ""  # with Tolerance(scale="bound"): the error bound B in words, for the prompt
+    precision: str = ""  # what the tolerance admits and rejects (e.g. "TF32 products pass, bf16 operands fail")
     notes: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.layouts) - set(LAYOUT_KINDS)
+        if unknown:
+            raise ValueError(f"unknown layout kinds {sorted(unknown)}; known: {LAYOUT_KINDS}")
+        if (self.tolerance.scale == "bound") != bool(self.bound):
+            raise ValueError("Tolerance(scale='bound') and Contract.bound (its description) go together")
 
     def describe(self, custom_check: bool = False) -> str:
         tolerance = (f"- Correctness is judged by the task's own check (see the last point); where values are "
@@ -67,14 +96,22 @@ class Contract:
                else " Do not use TF32 or lower precision for fp32 data (tl.dot(..., input_precision='ieee'))."),
             tolerance,
         ]
+        if self.bound:
+            lines.append(f"- Error bound B: {self.bound}.")
+        if self.precision:
+            lines.append(f"- Precision: {self.precision}.")
+        lines.append(self.describe_layouts())
         if self.mutates:
             lines.append(f"- Updates positional argument(s) {list(self.mutates)} in place; their final values are "
                          "checked too. Other inputs must be left unchanged.")
         else:
             lines.append("- Inputs must be left unchanged; outputs must be new tensors (no aliasing of inputs).")
-        lines.append("- Two calls on the same inputs must give bitwise identical results."
-                     if self.deterministic else
-                     "- Repeated calls may differ (atomics or randomness are allowed), within the contract.")
+        lines.append({True: "- Two calls on the same inputs must give bitwise identical results.",
+                      None: "- Two calls on the same inputs must both meet the contract; integer and boolean "
+                            "outputs must be identical, floating outputs may differ within the tolerance "
+                            "(atomics and split reductions are fine).",
+                      False: "- Repeated calls may differ (the output is random), within the contract."}
+                     [self.deterministic])
         if self.seed_kwarg:
             lines.append(f"- The same `{self.seed_kwarg}` must give the same output; a different `{self.seed_kwarg}` "
                          "must give a different random stream (this is checked).")
@@ -82,40 +119,51 @@ class Contract:
             lines.append(f"- {self.notes}")
         return "\n".join(lines)
 
+    def describe_layouts(self) -> str:
+        if not self.layouts:
+            return "- Tensor inputs are contiguous (row-major, storage offset 0)."
+        kinds = ", ".join(k if k != "expanded" else "expanded (stride 0, for floating inputs that are not "
+                          "updated in place)" for k in self.layouts)
+        return ("- Tensor inputs may be non-contiguous views: " + kinds + ". Read them through their strides "
+                "(or make them contiguous first); in-place arguments must be updated through their own view.")
+
     def compared_outputs(self, call: Any, output: Any) -> Any:
         """What is compared: the return value, plus in-place arguments' final values."""
         if not self.mutates:
             return output
         return (output, *(call.args[i] for i in self.mutates))
 
-    def compare(self, output: Any, expected: Any) -> str | None:
-        return compare(output, expected, self.tolerance)
+    def compare(self, output: Any, expected: Any, bound: Any = None) -> str | None:
+        return compare(output, expected, self.tolerance, bound=bound)
 
 
-def compare(output: Any, expected: Any, tol: Tolerance, path: str = "output") -> str | None:
-    """None when `output` matches `expected` under `tol`, else a one-line reason naming where."""
+def compare(output: Any, expected: Any, tol: Tolerance, path: str = "output", bound: Any = None) -> str | None:
+    """None when `output` matches `expected` under `tol`, else a one-line reason naming where. `bound` (same
+    structure as `expected`, tensors broadcastable to it) is the per-element error bound of scale "bound"."""
+    if tol.scale == "bound" and bound is None:
+        raise ValueError(f"{path}: a 'bound' tolerance needs the error bound computed by the trusted side")
     if isinstance(expected, torch.Tensor):
         if not isinstance(output, torch.Tensor):
             return f"{path}: expected a tensor, got {type(output).__name__}"
-        return compare_tensors(output, expected, tol, path)
+        return compare_tensors(output, expected, tol, path, bound)
     if isinstance(expected, (tuple, list)):
         if not isinstance(output, (tuple, list)):
             return f"{path}: expected a sequence of {len(expected)}, got {type(output).__name__}"
         if len(output) != len(expected):
             return f"{path}: expected {len(expected)} items, got {len(output)}"
         for i, (o, e) in enumerate(zip(output, expected)):
-            reason = compare(o, e, tol, f"{path}[{i}]")
+            reason = compare(o, e, tol, f"{path}[{i}]", bound[i] if isinstance(bound, (tuple, list)) else bound)
             if reason:
                 return reason
         return None
     if isinstance(expected, (bool, int, float, complex)):
-        return compare_scalars(output, expected, tol, path)
+        return compare_scalars(output, expected, tol, path, bound)
     if expected is None:
         return None if output is None else f"{path}: expected None, got {type(output).__name__}"
     return f"{path}: unsupported reference type {type(expected).__name__}"
 
 
-def compare_scalars(output: Any, expected: Any, tol: Tolerance, path: str) -> str | None:
+def compare_scalars(output: Any, expected: Any, tol: Tolerance, path: str, bound: Any = None) -> str | None:
     if isinstance(output, torch.Tensor):
         if output.numel() != 1:
             return f"{path}: expected a scalar, got a tensor of shape {list(output.shape)}"
@@ -124,10 +172,12 @@ def compare_scalars(output: Any, expected: Any, tol: Tolerance, path: str) -> st
         return f"{path}: expected a number, got {type(output).__name__}"
     dtype = torch.complex128 if isinstance(expected, complex) else (
         torch.float64 if isinstance(expected, float) else torch.int64)
-    return compare_tensors(torch.tensor(output, dtype=dtype), torch.tensor(expected, dtype=dtype), tol, path)
+    return compare_tensors(torch.tensor(output, dtype=dtype), torch.tensor(expected, dtype=dtype), tol, path,
+                           None if bound is None else torch.as_tensor(bound))
 
 
-def compare_tensors(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str) -> str | None:
+def compare_tensors(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str,
+                    bound: torch.Tensor | None = None) -> str | None:
     if out.dtype != ref.dtype:
         return f"{path}: dtype {out.dtype} != expected {ref.dtype}"
     if tuple(out.shape) != tuple(ref.shape):
@@ -138,8 +188,8 @@ def compare_tensors(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: 
             finite = torch.isfinite(ref.abs())
             rms = float(ref.abs()[finite].double().pow(2).mean().sqrt()) if finite.any() else 0.0
             tol = Tolerance(tol.rtol, tol.atol * rms)
-        return (compare_tensors(out.real.contiguous(), ref.real.contiguous(), tol, f"{path}.real")
-                or compare_tensors(out.imag.contiguous(), ref.imag.contiguous(), tol, f"{path}.imag"))
+        return (compare_tensors(out.real.contiguous(), ref.real.contiguous(), tol, f"{path}.real", bound)
+                or compare_tensors(out.imag.contiguous(), ref.imag.contiguous(), tol, f"{path}.imag", bound))
     if not ref.is_floating_point():
         bad = out != ref
         if bad.any():
@@ -147,10 +197,13 @@ def compare_tensors(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: 
             return (f"{path}: {int(bad.sum())} of {ref.numel()} values differ (exact match required); "
                     f"first at {idx}: {out[idx].item()} != {ref[idx].item()}")
         return None
-    return compare_floats(out.double(), ref.double(), tol, path)
+    if bound is not None:
+        bound = torch.as_tensor(bound).detach().cpu().double()
+    return compare_floats(out.double(), ref.double(), tol, path, bound)
 
 
-def compare_floats(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str) -> str | None:
+def compare_floats(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: str,
+                   bound: torch.Tensor | None = None) -> str | None:
     nan_mismatch = torch.isnan(out) != torch.isnan(ref)
     if nan_mismatch.any():
         idx = first_index(nan_mismatch)
@@ -163,18 +216,27 @@ def compare_floats(out: torch.Tensor, ref: torch.Tensor, tol: Tolerance, path: s
         return (f"{path}: ±inf positions differ at {int(inf_mismatch.sum())} elements; "
                 f"first at {idx}: {out[idx].item()} vs expected {ref[idx].item()}")
     finite = torch.isfinite(ref)
-    atol = tol.atol
+    atol: float | torch.Tensor = tol.atol
     if tol.scale == "rms" and finite.any():
         atol = tol.atol * float(ref[finite].pow(2).mean().sqrt())
+    elif tol.scale == "bound":
+        atol = tol.atol * torch.broadcast_to(bound, ref.shape)
     err = torch.where(finite, (out - ref).abs(), torch.zeros_like(ref))
-    bound = atol + tol.rtol * ref.abs()
-    bad = finite & (err > bound)
+    allowed = atol + tol.rtol * ref.abs()
+    bad = finite & (err > allowed)
     if bad.any():
         idx = first_index(bad)
         rel = (err / ref.abs().clamp_min(1e-30))[bad]
+        shown = f"{atol:.3g}" if isinstance(atol, float) else f"{float(atol[idx]):.3g} at the first"
         return (f"{path}: {int(bad.sum())} of {ref.numel()} values outside tolerance "
-                f"(rtol={tol.rtol:g}, atol={atol:.3g}); max abs err {float(err.max()):.3g}, "
+                f"(rtol={tol.rtol:g}, atol={shown}); max abs err {float(err.max()):.3g}, "
                 f"max rel err {float(rel.max()):.3g}; first at {idx}: {out[idx].item():.6g} vs {ref[idx].item():.6g}")
+    if tol.rel_rms is not None and finite.any():
+        norm = float(ref[finite].pow(2).sum().sqrt())
+        diff = float(err[finite].pow(2).sum().sqrt())
+        if diff > tol.rel_rms * norm:
+            return (f"{path}: relative RMS error {diff / max(norm, 1e-300):.3g} exceeds {tol.rel_rms:g} "
+                    "(the precision the contract admits)")
     return None
 
 

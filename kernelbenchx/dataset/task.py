@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable, Iterator
 import torch
 
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, faithful
 
 MODES = ("standard", "outlier")
 CaseList = Iterable[tuple[str, "Call"]]
@@ -39,7 +40,10 @@ class Call:
         return Call(*map_tensors(self.args, fn), **map_tensors(self.kwargs, fn))
 
     def to(self, device: str | torch.device) -> "Call":
-        return self.map(lambda t: t.to(device))
+        """The call on `device`, every tensor keeping its strides and storage offset."""
+        from kernelbenchx.dataset.layouts import transfer
+
+        return self.map(lambda t: transfer(t, device))
 
     def clone(self) -> "Call":
         return self.map(lambda t: t.clone())
@@ -119,7 +123,18 @@ class Task:
     difficulty: int = 3
     math: str = ""
     unit: str = "fp32"
-    in_paper: bool = True
+    # How this task differs from the seed paper's version (dataset/deviation.py); () = it does not.
+    # None means "not audited yet" and fails the test suite.
+    deviations: tuple[Deviation, ...] | None = None
+    in_paper: bool = True  # one of the seed paper's 176 tasks (False: added by kbx)
+    # Parameter coverage (tests/test_coverage.py): the values each enumerable parameter can take, beyond
+    # bools (both values) and Literal annotations, and the parameters deliberately left at their default.
+    choices: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    fixed_params: dict[str, str] = field(default_factory=dict)  # parameter → why it is never varied
+    # With Tolerance(scale="bound"): the per-element error bound of a call's output (same structure as the
+    # output, tensors broadcastable to it), computed on the trusted side from the inputs.
+    error_bound: Callable[[Call], Any] | None = None
+    layout_case: str | None = None  # the fixed case the stage-1 layout cases derive from (default: chosen)
     # Compulsory bytes when the default (every input read once, every output written once) overcounts:
     # gathers such as nll_loss or index_select read only the selected part of an input.
     bytes: Callable[[Call, Any], float] | None = None
@@ -127,6 +142,15 @@ class Task:
     # or a one-line reason when it is not. Default: contract.compare (elementwise rules).
     check: Callable[[Call, Any, Any, Contract], "str | None"] | None = None
     notes: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if (self.contract.tolerance.scale == "bound") != (self.error_bound is not None):
+            raise ValueError(f"{self.id}: Tolerance(scale='bound') needs Task.error_bound, and only it")
+
+    @property
+    def faithful(self) -> bool:
+        """Semantics and judging equal upstream's, apart from documented tolerance, coverage and perf changes."""
+        return self.in_paper and self.deviations is not None and faithful(self.deviations)
 
     @property
     def category(self) -> str:
@@ -143,11 +167,15 @@ class Task:
         return Cost(self.flops(call, output), tensor_bytes(call.args) + tensor_bytes(call.kwargs)
                     + tensor_bytes(compared), self.unit)
 
-    def judge(self, call: Call, output: Any, expected: Any) -> str | None:
-        """None if `output` meets the contract for `call`, else the reason it does not."""
+    def judge(self, call: Call, output: Any, expected: Any, bound: Any = None) -> str | None:
+        """None if `output` meets the contract for `call`, else the reason it does not. `bound` is the
+        trusted side's error_bound(call) for tolerances of scale "bound"."""
         if self.check is not None:
             return self.check(call, output, expected, self.contract)
-        return self.contract.compare(output, expected)
+        if bound is None and self.error_bound is not None:
+            with torch.no_grad():
+                bound = map_tensors(self.error_bound(call), lambda t: t.detach().double().cpu())
+        return self.contract.compare(output, expected, bound)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,28 +8,32 @@ numerical contract → incorrect with the case and the error statistics.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import torch
+import triton
 
 from kernelbenchx.dataset.task import Call, Task, iter_tensors
 from kernelbenchx.evaluator.verdict import Rejected, Verdict
 
-INTERPRETER_LIMITS = ("libdevice", "inline_asm", "inline asm", "not supported in interpreter mode", "active drivers",
-                      "interpreter does not support")
+TRITON_DIR = str(Path(triton.__file__).resolve().parent) + os.sep
 
 
-def judge_stage(task: Task, stage: str, expected: list[dict], reports: list[dict], on_cpu: bool) -> dict:
+def judge_stage(task: Task, stage: str, expected: list[dict], reports: list[dict],
+                interpreter_limits: list[str]) -> dict:
     """Raise Rejected for the first failing case; return the stage log when every case passes."""
     by_name = {row["name"]: row for row in expected}
     for report in reports:
         row = by_name[report["name"]]
         where = f"{stage} case {report['name']}"
-        judge_behaviour(report, where, on_cpu, task)
+        judge_behaviour(report, where, interpreter_limits, task)
         call = Call.from_payload(row["call"])
         reason = task.judge(call, report["output"], row["expected"])
         if reason:
             raise Rejected(Verdict.INCORRECT, stage, f"{where}: {reason}", case=report["name"])
+        judge_repeats(task, call, report, row, where)
     if len(reports) < len(expected):
         missing = [r["name"] for r in expected[len(reports):]]
         raise Rejected(Verdict.CRASH, "missing_reports", f"{stage}: no report for cases {missing}")
@@ -37,12 +41,14 @@ def judge_stage(task: Task, stage: str, expected: list[dict], reports: list[dict
             "launches": [r["launches"] for r in reports]}
 
 
-def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
+def judge_behaviour(report: dict, where: str, interpreter_limits: list[str], task: Task) -> None:
     if not report.get("ok"):
         error = report.get("error", {})
         message = f"{where}: {error.get('type', 'Error')}: {error.get('message', '')}"
-        if on_cpu and any(s in error.get("message", "") for s in INTERPRETER_LIMITS):
-            raise Rejected(Verdict.UNSUPPORTED_ON_CPU, "interpreter_limit", message)
+        if interpreter_limits and raised_inside_triton(error):
+            raise Rejected(Verdict.UNSUPPORTED_ON_CPU, "interpreter_limit",
+                           f"{message} (the CPU interpreter cannot run {', '.join(interpreter_limits)}; "
+                           "this candidate needs a GPU)")
         if error.get("type") == "bad_output":
             raise Rejected(Verdict.FORBIDDEN, "bad_output", message)
         if "kbx sandbox:" in error.get("message", ""):
@@ -66,12 +72,50 @@ def judge_behaviour(report: dict, where: str, on_cpu: bool, task: Task) -> None:
         value = report.get(key)
         if value:
             raise Rejected(Verdict.FORBIDDEN, code, f"{where}: {text.format(value=value)}")
-    if report.get("reseed_equal"):
+
+
+def judge_repeats(task: Task, call: Call, report: dict, row: dict, where: str) -> None:
+    """A second call on the same inputs must meet the contract as well: bitwise equal where the task says so
+    or the output is exact (integers, booleans), within the tolerance elsewhere. A call with another seed must
+    change an RNG task's output."""
+    if "reseed_output" in report and bitwise_equal(report["reseed_output"], report["output"]):
         raise Rejected(Verdict.INCORRECT, "seed_ignored",
                        f"{where}: a different `{task.contract.seed_kwarg}` gave the same output")
-    if report.get("repeat_equal") is False and task.contract.deterministic:
-        raise Rejected(Verdict.INCORRECT, "nondeterministic",
-                       f"{where}: two calls on the same inputs gave different results")
+    if "repeat_output" not in report or task.contract.deterministic is False:
+        return
+    again = report["repeat_output"]
+    if again is None:
+        raise Rejected(Verdict.INCORRECT, "nondeterministic", f"{where}: a second call on the same inputs failed")
+    exact_only = task.contract.deterministic is True
+    if not bitwise_equal(again, report["output"], exact_only=not exact_only):
+        raise Rejected(Verdict.INCORRECT, "nondeterministic", f"{where}: two calls on the same inputs gave "
+                       + ("different bits" if exact_only else "different integer or boolean results"))
+    reason = None if exact_only else task.judge(call, again, row["expected"])
+    if reason:
+        raise Rejected(Verdict.INCORRECT, "nondeterministic", f"{where}: a second call on the same inputs "
+                       f"does not meet the contract: {reason}")
+
+
+def bitwise_equal(a: Any, b: Any, exact_only: bool = False) -> bool:
+    """Same structure and bits; with exact_only, floating and complex tensors are not compared."""
+    ta, tb = list(iter_tensors(a)), list(iter_tensors(b))
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if exact_only and (x.is_floating_point() or x.is_complex()):
+            continue
+        if x.numel() and not torch.equal(x.contiguous().view(-1).view(torch.uint8),
+                                          y.contiguous().view(-1).view(torch.uint8)):
+            return False
+    return True
+
+
+def raised_inside_triton(error: dict) -> bool:
+    """Whether the innermost frame of the call's exception is Triton's own code (not the candidate's)."""
+    frames = error.get("frames") or []
+    return bool(frames) and str(frames[-1][0]).startswith(TRITON_DIR)
 
 
 def empty_output(value: Any) -> bool:

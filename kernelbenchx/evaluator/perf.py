@@ -62,10 +62,10 @@ def measure(req: dict, task: Task, fn: Callable[..., Any], device: str,
                 first_out = fn(*calls[0].args, **calls[0].kwargs)
             torch.cuda.synchronize()
             report["launches"] = launches.count
-            report["compute_ops"] = recorder.compute_ops(allowed_ops | task.contract.torch_ops)
+            report["compute_ops"] = recorder.compute_ops(allowed_ops)
         phases["first_call_s"], clock = time.perf_counter() - clock, time.perf_counter()
         protocol = timing.Protocol(**req.get("protocol", {}))
-        if not task.contract.deterministic:
+        if task.contract.seed_kwarg or task.contract.deterministic is False:
             # RNG work cannot be replayed from a graph (torch's Philox offsets), and a failed capture leaves
             # the generator unusable: both sides are timed eagerly instead.
             protocol = timing.Protocol(**{**req.get("protocol", {}), "use_graphs": False})

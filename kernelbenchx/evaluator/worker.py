@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import torch
 
+from kernelbenchx.dataset.layouts import transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import monitor, perf, timing
 from kernelbenchx.evaluator.sandbox import Channel
@@ -104,11 +105,11 @@ class Harness:
         compared = out if not mutates else (out, *(args[i] for i in mutates))
         report["output"] = map_tensors(compared, lambda t: t.detach().cpu().clone())
         if repeat:
-            report["repeat_equal"] = self.repeat_equal(case, compared, mutates)
+            report["repeat_output"] = self.call_again(case, mutates)
         if case.get("reseed"):
             kwarg = case["reseed"]
             call = {**case["call"], "kwargs": {**case["call"]["kwargs"], kwarg: case["call"]["kwargs"][kwarg] + 1}}
-            report["reseed_equal"] = self.repeat_equal({**case, "call": call}, compared, mutates)
+            report["reseed_output"] = self.call_again({**case, "call": call}, mutates)
         return report
 
     def observed_call(self, args: tuple, kwargs: dict) -> dict:
@@ -124,15 +125,19 @@ class Harness:
             return {"error": error_reply("call", exc)["error"]}
         return {"out": out, "launches": self.launches.count, "recorder": recorder, "snapshot": snapshot}
 
-    def repeat_equal(self, case: dict, first: Any, mutates: list[int]) -> bool:
+    def call_again(self, case: dict, mutates: list[int]) -> Any:
+        """The compared outputs of one more call on fresh copies of the case's inputs (raw: the parent judges),
+        or None when that call raised or returned something unsupported."""
         args, kwargs = to_device(case["call"], self.device)
         try:
             out = self.entry(*args, **kwargs)
             timing.synchronize(self.device)
         except BaseException:
-            return False
+            return None
+        if unsupported_output(out):
+            return None
         again = out if not mutates else (out, *(args[i] for i in mutates))
-        return bitwise_equal(map_tensors(again, lambda t: t.detach().cpu()), map_tensors(first, lambda t: t.cpu()))
+        return map_tensors(again, lambda t: t.detach().cpu().clone())
 
     def trusted(self) -> dict[str, Any]:
         return {"kbx.timing.time_case": timing.time_case, "kbx.timing.synchronize": timing.synchronize,
@@ -140,8 +145,9 @@ class Harness:
 
 
 def to_device(payload: dict, device: str) -> tuple[tuple, dict]:
-    args = map_tensors(tuple(payload["args"]), lambda t: t.to(device))
-    kwargs = map_tensors(dict(payload["kwargs"]), lambda t: t.to(device))
+    """The case's inputs on the device, views kept as views (same strides and storage offsets)."""
+    args = map_tensors(tuple(payload["args"]), lambda t: transfer(t, device))
+    kwargs = map_tensors(dict(payload["kwargs"]), lambda t: transfer(t, device))
     return args, kwargs
 
 
@@ -201,8 +207,9 @@ def aliases(out: Any, inputs: list[torch.Tensor]) -> bool:
 
 def error_reply(stage: str, exc: BaseException) -> dict:
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-3000:]
-    return {"ok": False, "stage": stage,
-            "error": {"type": type(exc).__name__, "message": str(exc)[:2000], "traceback": tb}}
+    frames = [(os.path.realpath(f.filename), f.lineno, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+    return {"ok": False, "stage": stage, "error": {"type": type(exc).__name__, "message": str(exc)[:2000],
+                                                   "traceback": tb, "frames": frames[-20:]}}
 
 
 def main() -> None:

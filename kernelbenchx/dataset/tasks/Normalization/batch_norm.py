@@ -71,7 +71,6 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-5, atol=1e-4), mutates=(1, 2),
                       notes="In training mode the running statistics (arguments 1 and 2) are updated in place and "
                             "compared. Statistics may be accumulated in any order (the atol allows for fp32 "
-                            "reassociation over up to ~300K elements per channel); atomics are allowed.",
-                      deterministic=False),
+                            "reassociation over up to ~300K elements per channel); atomics are allowed."),
     flops=lambda call, out: 7.0 * out.numel(),
 )
