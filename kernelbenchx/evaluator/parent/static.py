@@ -339,3 +339,26 @@ def check_reachable_state(reachable: set[str], functions: dict[str, ast.AST], gl
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in MUTATORS and dotted(node.func.value) in globals_:
                 raise reject(node, "cross_call_state", f"{name}() mutates module-level {dotted(node.func.value)}")
+
+
+def main(argv: list[str]) -> int:
+    """`python -m kernelbenchx.evaluator.parent.static FILE TASK_ID`: the static verdict on one file."""
+    from kernelbenchx.dataset.registry import get_task
+
+    if len(argv) != 2:
+        print("usage: python -m kernelbenchx.evaluator.parent.static FILE TASK_ID")
+        return 2
+    try:
+        report = check_source(open(argv[0], encoding="utf-8").read(), get_task(argv[1]).entry)
+    except Rejected as rejected:
+        print(f"{rejected.outcome.verdict.value} {rejected.outcome.code}: {rejected.outcome.message}")
+        return 1
+    print(f"ok: kernels {report.kernels}, {report.launches} launch site(s), interpreter limits "
+          f"{report.interpreter_limits or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
