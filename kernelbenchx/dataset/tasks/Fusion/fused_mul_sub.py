@@ -3,6 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
 
 
@@ -57,4 +58,13 @@ TASK = Task(
                              "broadcast shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(3),
+    deviations=(
+        Deviation(Kind.COVERAGE, "one case passes Python numbers for all three operands",
+                  "input is always a tensor (other_mul and other_sub may be numbers); adds broadcasting, "
+                  "IEEE special values and non-default alpha values",
+                  "a Triton kernel works on tensors; an all-number call has nothing to launch a kernel on"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements, alpha = 1",
+                  "1-D 2^16, 2^24 and 2^27 elements, alpha = 2",
+                  "a subset spanning small to largest; alpha ≠ 1 keeps the scaling in the timed work"),
+    ),
 )
