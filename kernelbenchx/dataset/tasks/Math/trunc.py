@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -19,12 +21,17 @@ def fixed_cases(gen):
     yield "ramp", Call(torch.linspace(-20.0, 20.0, 1001))
     yield "int32_copy", Call(randint((7, 33), gen, -1000, 1000, dtype=torch.int32))
     yield "matrix", Call(sample((33, 65), gen) * 10)
+    yield "scalar_0d", Call(torch.tensor(-7.75))
+    yield "empty", Call(torch.empty(3, 0))
 
 
 def random_cases(gen, mode):
     yield "vector", Call(sample((65_537,), gen, mode) * 10)
     yield "matrix", Call(sample((129, 257), gen, mode) * 1e4)
     yield "batch", Call(sample((4, 31, 127), gen, mode))
+    # magnitudes past 2^31 (an int32 round trip overflows) and integers past 2^24 (a float32 copy rounds them)
+    yield "huge", Call(sample((1001,), gen, mode) * 1e10)
+    yield "int32", Call(randint((7, 999), gen, -2**31, 2**31 - 1, dtype=torch.int32))
 
 
 def perf_cases(gen):
@@ -53,4 +60,10 @@ TASK = Task(
                       notes="Truncation is exact, so the result must match bit for bit (the sign of zero is "
                             "not checked)."),
     flops=elementwise_flops(1),
+    deviations=(
+        Deviation(Kind.COVERAGE, "float32 inputs only", "float32 inputs plus int32 inputs (copied unchanged), "
+                  "0-d and empty tensors", "torch.trunc accepts integer tensors and returns them unchanged; the "
+                  "int32 cases hold values beyond 2^24, which a copy through float32 would round"),
+        sweep_subset(extra_reason="values are N(0,1)·10 so most elements are not in (−1, 1)"),
+    ),
 )
