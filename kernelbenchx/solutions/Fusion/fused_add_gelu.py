@@ -6,21 +6,28 @@ import triton.language as tl
 @triton.jit
 def _add_gelu_kernel(x_ptr, y_ptr, out_ptr, n, size1, size2, size3,
                      xs0, xs1, xs2, xs3, ys0, ys1, ys2, ys3, y_scalar, alpha,
-                     Y_TENSOR: tl.constexpr, TANH: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+                     Y_TENSOR: tl.constexpr, TANH: tl.constexpr, FLAT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    # Unravel the flat output index over a 4-D broadcast shape; operands are addressed through their strides.
-    i3 = offs % size3
-    rest = offs // size3
-    i2 = rest % size2
-    rest = rest // size2
-    i1 = rest % size1
-    i0 = rest // size1
-    x = tl.load(x_ptr + i0 * xs0 + i1 * xs1 + i2 * xs2 + i3 * xs3, mask=mask)
-    if Y_TENSOR:
-        y = tl.load(y_ptr + i0 * ys0 + i1 * ys1 + i2 * ys2 + i3 * ys3, mask=mask)
+    if FLAT:  # every operand contiguous with the output's shape: no index arithmetic
+        x = tl.load(x_ptr + offs, mask=mask)
+        if Y_TENSOR:
+            y = tl.load(y_ptr + offs, mask=mask)
+        else:
+            y = y_scalar
     else:
-        y = y_scalar
+        # Unravel the flat output index over a 4-D broadcast shape; operands are addressed through their strides.
+        i3 = offs % size3
+        rest = offs // size3
+        i2 = rest % size2
+        rest = rest // size2
+        i1 = rest % size1
+        i0 = rest // size1
+        x = tl.load(x_ptr + i0 * xs0 + i1 * xs1 + i2 * xs2 + i3 * xs3, mask=mask)
+        if Y_TENSOR:
+            y = tl.load(y_ptr + i0 * ys0 + i1 * ys1 + i2 * ys2 + i3 * ys3, mask=mask)
+        else:
+            y = y_scalar
     z = x + alpha * y
     if TANH:
         inner = 0.7978845608028654 * (z + 0.044715 * z * z * z)
@@ -48,9 +55,11 @@ def fused_add_gelu(input: torch.Tensor, other, alpha=1, approximate: str = "none
     sizes = [1] * (4 - len(shape)) + list(shape)
     xs = _strides4(input, shape)
     ys = _strides4(other, shape) if y_tensor else [0, 0, 0, 0]
+    flat = input.shape == shape and input.is_contiguous() and (
+        not y_tensor or (other.shape == shape and other.is_contiguous()))
     BLOCK = 1024
     _add_gelu_kernel[(triton.cdiv(n, BLOCK),)](
         input, other if y_tensor else input, out, n, sizes[1], sizes[2], sizes[3], *xs, *ys,
         0.0 if y_tensor else float(other), float(alpha),
-        Y_TENSOR=y_tensor, TANH=approximate == "tanh", BLOCK=BLOCK)
+        Y_TENSOR=y_tensor, TANH=approximate == "tanh", FLAT=flat, BLOCK=BLOCK, num_warps=4)
     return out
