@@ -1,10 +1,11 @@
 """Fusion/fused_masked_select_add_gelu: GELU of (masked_select(input, mask) + alpha × other)."""
 
 import torch
-import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensor
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.refs import gelu
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randbool, sample
 
 
@@ -13,7 +14,7 @@ def reference(input: torch.Tensor, mask: torch.Tensor, other, *, alpha=1, approx
         # Shape-only tracing has no data, so the length is unknown: give the upper bound (every element).
         return input.new_empty(torch.broadcast_shapes(input.shape, mask.shape).numel())
     selected = torch.masked_select(input, mask)
-    return F.gelu(torch.add(selected, other, alpha=alpha), approximate=approximate)
+    return gelu(torch.add(selected, other, alpha=alpha), approximate=approximate)
 
 
 def selected_count(input, mask):
@@ -73,4 +74,14 @@ TASK = Task(
                       notes="The output length depends on the data (the number of True mask entries); the "
                             "order of the selected values must be row-major, as torch.masked_select gives."),
     flops=elementwise_flops(10),
+    choices={"approximate": ("none", "tanh")},
+    deviations=(
+        Deviation(Kind.COVERAGE, "same-shape masks and scalar `other` only, 4096-element random cases (tanh)",
+                  "adds masks broadcast against the input, tensor `other` (0-d or of the selection's length), "
+                  "empty selections, ±inf and NaN, both GELU forms, up to 65 537 elements",
+                  "broadcasting and tensor operands are part of torch.masked_select and torch.add"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements, half the mask True, other = 0.5",
+                  "1-D 2^16, 2^24 and 2^27 elements, half the mask True, other = 0.5",
+                  "a subset spanning small to largest"),
+    ),
 )

@@ -1,14 +1,15 @@
 """Fusion/fused_sub_gelu: GELU of input − alpha × other, exact (erf) or tanh-approximated."""
 
 import torch
-import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.refs import gelu
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
 
 
 def reference(input: torch.Tensor, other, alpha=1, approximate: str = "none") -> torch.Tensor:
-    return F.gelu(torch.sub(input, other, alpha=alpha), approximate=approximate)
+    return gelu(torch.sub(input, other, alpha=alpha), approximate=approximate)
 
 
 def fixed_cases(gen):
@@ -28,12 +29,14 @@ def random_cases(gen, mode):
     yield "matrix_tanh", Call(sample((129, 257), gen, mode), sample((129, 257), gen, mode), alpha=2,
                               approximate="tanh")
     yield "broadcast", Call(sample((4, 31, 127), gen, mode), sample((31, 1), gen, mode), alpha=0.5)
+    yield "scalar_other_tanh", Call(sample((3, 1000), gen, mode), -0.75, approximate="tanh")
 
 
 def perf_cases(gen):
     yield "n2^16", Call(sample((1 << 16,), gen), sample((1 << 16,), gen))
     yield "n2^24", Call(sample((1 << 24,), gen), sample((1 << 24,), gen))
-    yield "n2^26_tanh", Call(sample((1 << 26,), gen), sample((1 << 26,), gen), alpha=2, approximate="tanh")
+    yield "n2^25", Call(sample((1 << 25,), gen), sample((1 << 25,), gen))
+    yield "n2^25_tanh", Call(sample((1 << 25,), gen), sample((1 << 25,), gen), alpha=2, approximate="tanh")
 
 
 TASK = Task(
@@ -43,7 +46,7 @@ TASK = Task(
               "approximate: str = 'none') -> Tensor",
     description="Computes s = input − alpha × other (torch.sub with alpha; other is a tensor broadcastable with "
                 "input, or a Python number), then applies GELU elementwise: s·Φ(s) with Φ the standard normal "
-                "CDF when approximate='none', or 0.5·s·(1 + tanh(√(2/π)·(s + 0.044715·s³))) when "
+                "CDF when approximate='none' (the true GELU, s·(1 + erf(s/√2))/2), or 0.5·s·(1 + tanh(√(2/π)·(s + 0.044715·s³))) when "
                 "approximate='tanh'. Returns a new float32 tensor of the broadcast shape. As torch evaluates "
                 "these formulas, GELU(+inf) = +inf and GELU(-inf) = NaN (-inf·0), and NaN propagates. "
                 "The upstream `out=` argument is dropped.",
@@ -56,4 +59,18 @@ TASK = Task(
     contract=Contract(dtypes="input (and other when a tensor) float32; output float32 of the broadcast shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(10),
+    choices={"approximate": ("none", "tanh")},
+    deviations=(
+        Deviation(Kind.UPSTREAM_BUG, "approximate='none' computes s·erf(s/√2)/2, without the '1 +' of GELU "
+                  "(negative s give positive outputs)",
+                  "approximate='none' is the true GELU, s·(1 + erf(s/√2))/2, as torch's F.gelu",
+                  "upstream's description and catalogue name GELU; its own tanh path and torch both compute "
+                  "the real function", in_prompt=True),
+        Deviation(Kind.COVERAGE, "random cases: 4096-element vectors, tanh only, alpha = 0.5",
+                  "both GELU forms, broadcasting, scalar `other`, ±inf, NaN and large |s|, up to 65 537 elements",
+                  "the exact-erf path and broadcasting are part of the function"),
+        Deviation(Kind.PERF, "14 sizes, 1-D 2^12 … 2^25 elements, alpha = 1, approximate='none'",
+                  "1-D 2^16, 2^24 and 2^25 elements with 'none', and 2^25 with 'tanh' and alpha = 2",
+                  "a subset spanning small to largest, plus the tanh form"),
+    ),
 )
