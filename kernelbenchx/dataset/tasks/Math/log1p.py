@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -23,6 +25,9 @@ def random_cases(gen, mode):
     yield "vector", Call(sample((65_537,), gen, mode).abs())
     yield "small", Call(sample((129, 257), gen, mode) * 1e-4)
     yield "above_minus_one", Call(sample((4, 31, 127), gen, mode).abs().neg().exp() - 1 + 1e-3)
+    # |x| from ~1e-14 to 0.9, both signs: the small-|x| path and the switch to the log path
+    magnitude = torch.exp(sample((3, 1001), gen, mode) * 8).clamp(max=0.9)
+    yield "mixed_magnitudes", Call(torch.where(sample((3, 1001), gen) < 0, -magnitude, magnitude))
 
 
 def perf_cases(gen):
@@ -51,4 +56,11 @@ TASK = Task(
                       notes="The absolute tolerance is tiny on purpose: log1p exists to be accurate to a few ulps "
                             "relative to the result for |x| ≪ 1, where log(1 + x) loses every digit."),
     flops=elementwise_flops(2),
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "rtol 1e-5, atol 1e-12",
+                  "upstream's atol of 1e-5 accepts log(1 + x) evaluated after rounding 1 + x, which loses every "
+                  "digit for |x| < 1e-7, while the task's own description says log1p is more accurate than log "
+                  "for small inputs; a careful fp32 log1p is within a few ulp relative, far inside 1e-5"),
+        sweep_subset(extra_reason="values are |N(0,1)| (upstream's randn puts some below −1, where log1p is NaN)"),
+    ),
 )
