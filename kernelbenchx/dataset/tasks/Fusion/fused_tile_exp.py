@@ -3,6 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
 
 
@@ -26,12 +27,12 @@ def random_cases(gen, mode):
     yield "rows", Call(sample((129, 65), gen, mode), (2, 3))
     yield "vector_prepend", Call(sample((10_007,), gen, mode), (3, 2))
     yield "batch_fewer_dims", Call(sample((4, 31, 63), gen, mode), (2, 5))
+    yield "vector_x2", Call(sample((4097,), gen, mode), (2,))
 
 
 def perf_cases(gen):
-    yield "64x1024_x(4,4)", Call(sample((64, 1024), gen), (4, 4))
-    yield "4096x4096_x(2,2)", Call(sample((4096, 4096), gen), (2, 2))
-    yield "8x2048x2048_x(1,2,2)", Call(sample((8, 2048, 2048), gen), (1, 2, 2))
+    for k in (16, 24, 27):
+        yield f"n2^{k}_x(2,)", Call(sample((1 << k,), gen), (2,))
 
 
 TASK = Task(
@@ -54,4 +55,18 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; dims a tuple of non-negative ints; output float32",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(1),
+    deviations=(
+        Deviation(Kind.UPSTREAM_BUG, "the reference expands to shape (*dims, *input.shape) "
+                  "(input.unsqueeze(0).expand(*dims, *input.shape)): new leading dimensions, e.g. a (3,) input "
+                  "with dims (2,) gives (2, 3)",
+                  "torch.tile(input, dims) then exp, e.g. (3,) with dims (2,) gives (6,)",
+                  "upstream's own docstring, catalogue code (torch.tile) and example output (6 values) all "
+                  "describe tiling; only its reference expands", in_prompt=True),
+        Deviation(Kind.COVERAGE, "dims (2,) and (2, 3) on inputs of up to 1024 elements",
+                  "fewer and more dims than input dimensions, identity and zero repeats, exp overflow and "
+                  "underflow, ±inf and NaN, up to 30 000 elements",
+                  "the dims-padding rules and exp's special values are where kernels go wrong"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements, dims (2,)",
+                  "1-D 2^16, 2^24 and 2^27 elements, dims (2,)", "a subset spanning small to largest"),
+    ),
 )
