@@ -38,14 +38,14 @@ LOSS_TEXT = ("B propagates fp32 rounding through the stable log-sum-exp and the 
              "2ε√N‖losses‖₂ (divided by the mean's denominator)")
 
 
-def _dims(x: torch.Tensor, dim) -> tuple[int, ...]:
+def reduced_dims(x: torch.Tensor, dim) -> tuple[int, ...]:
     if dim is None:
         return tuple(range(x.dim()))
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     return tuple(d % max(x.dim(), 1) for d in dims)
 
 
-def _count(x: torch.Tensor, dims: tuple[int, ...]) -> int:
+def reduced_count(x: torch.Tensor, dims: tuple[int, ...]) -> int:
     return math.prod(x.shape[d] for d in dims) if x.dim() else 1
 
 
@@ -56,26 +56,27 @@ def _sum(x: torch.Tensor, dims: tuple[int, ...], keepdim: bool) -> torch.Tensor:
 def sum_err(terms: torch.Tensor, dims: tuple[int, ...], keepdim: bool = False,
             eps: float = E32) -> torch.Tensor:
     """Rounding error of summing `terms` (float64) over `dims` in a precision with unit roundoff `eps`."""
-    n = _count(terms, dims)
+    n = reduced_count(terms, dims)
     return C * eps * math.sqrt(max(n, 1)) * _sum(terms.pow(2), dims, keepdim).sqrt()
 
 
 def mean_bound(s: torch.Tensor, ds: torch.Tensor | float, dim=None, keepdim: bool = False,
                acc: torch.dtype = torch.float32) -> torch.Tensor:
-    """B for mean(s, dim) where each term s (exact, float64) was computed with error ds (elementwise)."""
+    """B for mean(s, dim) where each term s (exact, float64) was computed with error up to ds (elementwise);
+    the terms' rounding errors add up like a random walk (C·‖ds‖₂), as the accumulation's do."""
     s = s.double()
-    dims = _dims(s, dim)
-    n = max(_count(s, dims), 1)
+    dims = reduced_dims(s, dim)
+    n = max(reduced_count(s, dims), 1)
     ds = torch.as_tensor(ds, dtype=torch.float64).expand_as(s)
-    return (sum_err(s, dims, keepdim, EPS[acc]) + _sum(ds, dims, keepdim)) / n
+    return (sum_err(s, dims, keepdim, EPS[acc]) + C * _sum(ds.pow(2), dims, keepdim).sqrt()) / n
 
 
 def std_bound(g: torch.Tensor, dg: torch.Tensor | float, dim=None, keepdim: bool = False,
               correction: float = 1) -> torch.Tensor:
     """B for std(g, dim, correction) (two-pass or Welford in fp32), g computed with elementwise error dg."""
     g = g.double()
-    dims = _dims(g, dim)
-    n = _count(g, dims)
+    dims = reduced_dims(g, dim)
+    n = reduced_count(g, dims)
     dg = torch.as_tensor(dg, dtype=torch.float64).expand_as(g)
     mu = g.mean(dim=dims, keepdim=True) if g.dim() else g
     d = g - mu
@@ -99,7 +100,7 @@ def normalized_bound(m: torch.Tensor, dm: torch.Tensor | float, dims: tuple[int,
     in fp32 from m carrying elementwise error dm. weight and bias must broadcast against m."""
     m = m.double()
     dm = torch.as_tensor(dm, dtype=torch.float64).expand_as(m)
-    n = max(_count(m, dims), 1)
+    n = max(reduced_count(m, dims), 1)
     mu = m.mean(dim=dims, keepdim=True)
     d = m - mu
     var = d.pow(2).mean(dim=dims, keepdim=True)

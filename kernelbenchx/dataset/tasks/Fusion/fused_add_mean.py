@@ -24,11 +24,7 @@ def error_bound(call: Call) -> torch.Tensor:
     ay = (float(alpha) * y.double()).broadcast_to(torch.broadcast_shapes(x.shape, y.shape))
     s = x.double() + ay
     ds = sb.E32 * (s.abs() + ay.abs())
-    acc = dtype or torch.float32
-    dims = sb._dims(s, dim)
-    n = max(sb._count(s, dims), 1)
-    walk = sb.C * (ds.pow(2).sum(dim=dims, keepdim=keepdim).sqrt() if s.dim() else ds)
-    return sb.mean_bound(s, 0.0, dim, keepdim, acc) + walk / n
+    return sb.mean_bound(s, ds, dim, keepdim, dtype or torch.float32)
 
 
 def fixed_cases(gen):
