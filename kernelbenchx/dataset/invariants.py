@@ -19,12 +19,16 @@ from typing import Any, Callable
 
 import torch
 
-from kernelbenchx.dataset.contract import Tolerance
+from kernelbenchx.dataset.contract import LAYOUT_KINDS, Tolerance
 from kernelbenchx.dataset.task import Call, permutation, sample
 
 TOL_SCALE = 64.0
 SVD_FACTOR = 8.0
 Check = Callable[[Call, Any, Any, Any], "str | None"]
+# Input layouts for tasks whose matrices must keep a structure (SPD, symmetric, invertible, full rank): an
+# expanded (stride-0) view repeats one row or column, which makes any matrix of two or more rows singular
+# (and breaks symmetry), so those tasks test every other layout.
+STRUCTURED_LAYOUTS = tuple(k for k in LAYOUT_KINDS if k != "expanded")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -456,6 +460,35 @@ def well_conditioned(m: int, n: int, gen: torch.Generator, mode: str = "standard
     """G/√max(m,n) + shift·I (rectangular allowed): singular values roughly in [shift − 1, shift + 1]."""
     g = sample((*batch, m, n), gen, mode, dtype=torch.float64) / math.sqrt(max(m, n, 1))
     return (g + shift * _eye(m, n, gen)).to(dtype)
+
+
+def coin(gen: torch.Generator) -> bool:
+    """A fair coin from `gen` (random cases draw flags with it, so every seed covers a mix)."""
+    return bool(torch.randint(2, (), generator=gen, device=gen.device))
+
+
+def needs_pivoting(m: int, n: int, gen: torch.Generator, mode: str = "standard", dtype=torch.float64,
+                   batch: tuple[int, ...] = (), spike: float = 2.5) -> torch.Tensor:
+    """L0·U0 (m×n): LU without pivoting exists and is stable (its factors are L0 and U0, both well-conditioned),
+    yet partial pivoting interchanges rows at every other step, so a kernel that pivots when told not to is
+    caught. L0 is unit lower triangular with small noise plus, in every other column j, a multiplier of
+    magnitude spike … spike + 1 at (j + 1, j) (isolated, so cond(L0) stays small); U0 is upper triangular with
+    |diagonal| in [1, 2] and small noise above it."""
+    k = min(m, n)
+    dev = gen.device
+    l0 = torch.tril(sample((*batch, m, k), gen, mode, dtype=torch.float64), -1) * (0.3 / math.sqrt(max(m, 1)))
+    l0 = l0 + _eye(m, k, gen)
+    cols = torch.arange(0, k, 2, device=dev)
+    cols = cols[cols + 1 < m]
+    sign = torch.randint(2, (*batch, cols.numel()), generator=gen, device=dev).to(torch.float64) * 2 - 1
+    mag = spike + torch.rand((*batch, cols.numel()), generator=gen, device=dev, dtype=torch.float64)
+    l0[..., cols + 1, cols] = sign * mag
+    u0 = torch.triu(sample((*batch, k, n), gen, mode, dtype=torch.float64), 1) * (0.5 / math.sqrt(max(n, 1)))
+    dsign = torch.randint(2, (*batch, k), generator=gen, device=dev).to(torch.float64) * 2 - 1
+    diag = dsign * (1.0 + torch.rand((*batch, k), generator=gen, device=dev, dtype=torch.float64))
+    idx = torch.arange(k, device=dev)
+    u0[..., idx, idx] = diag
+    return (l0 @ u0).to(dtype)
 
 
 def shuffled_rows(a: torch.Tensor, gen: torch.Generator) -> torch.Tensor:

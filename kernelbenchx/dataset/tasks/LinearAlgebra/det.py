@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -59,10 +60,20 @@ TASK = Task(
     contract=Contract(
         dtypes="A float32 of shape (*, n, n); output float32 of shape *",
         tolerance=inv.shown_tolerance(torch.float32, 4.0, rms=False),
+        # expanded (stride-0) views repeat a row: every matrix becomes singular
+        layouts=inv.STRUCTURED_LAYOUTS,
         notes="Determinants are compared with a relative tolerance only: |det − det_ref| ≤ 4·tol·|det_ref|, "
               f"with {inv.tolerance_text()} (the line above is n = 256); a reference of exactly 0 needs exactly "
               "0. Inputs are I + 0.5·G/√n with rows shuffled (well-conditioned, |det| of order 1, pivoting needed).",
     ),
     flops=flops,
     check=inv.close_check(4.0, rms=False),
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (on .item() values)",
+                  "relative |det − det_ref| ≤ 4·tol·|det_ref|, tol = 64·√n·ε (exactly 0 for singular inputs)",
+                  "a float32 determinant of a 250×250 matrix carries a relative rounding error near 1e-5 in any "
+                  "order of operations, so a fixed 1e-5 rejects correct kernels by chance; the bound scales with n"),
+        Deviation(Kind.PERF, "float32, n = 16 … 8192 (10 rows)", "float32, n = 64, 1024, 8192",
+                  "a subset of upstream's rows spanning its range"),
+    ),
 )

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -23,8 +24,9 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "96x64_k8", Call(inv.low_rank_plus_noise(96, 64, 8, gen, mode), 8)
+    yield "96x64_k8", Call(inv.low_rank_plus_noise(96, 64, 8, gen, mode), 8, full_matrices=inv.coin(gen))
     yield "200x150_k20_reduced", Call(inv.low_rank_plus_noise(200, 150, 20, gen, mode), 20, full_matrices=False)
+    yield "wide_50x120_k6", Call(inv.low_rank_plus_noise(50, 120, 6, gen, mode), 6, full_matrices=inv.coin(gen))
     yield "batch_40x30_k5", Call(inv.low_rank_plus_noise(40, 30, 5, gen, mode, batch=(3,)), 5)
 
 
@@ -64,4 +66,12 @@ TASK = Task(
     ),
     flops=flops,
     check=inv.close_check(8.0),
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "|A_k − ref| ≤ 8·tol·(RMS(ref) + |ref|), tol = 64·√n·ε (2.0e-4 at n = 256 in float32)",
+                  "two correct float32 SVDs of a 256×256 matrix differ by about n·ε ≈ 3e-5 relative, above a "
+                  "fixed 1e-5; the bound scales with n"),
+        Deviation(Kind.PERF, "float32, n = 256 … 1408 square with k = 50 (10 rows)",
+                  "float32, n = 256, 768, 1408 with k = 50", "a subset of upstream's rows spanning its range"),
+    ),
 )

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -30,24 +31,30 @@ def fixed_cases(gen):
     yield "3x3", Call(torch.tensor([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [3.0, 0.0, 1.0]], dtype=f64))
     yield "tall", Call(inv.gaussian((5, 3), gen))
     yield "wide", Call(inv.gaussian((3, 5), gen))
-    yield "no_pivot_wide", Call(inv.well_conditioned(2, 3, gen, shift=3.0), pivot=False)
+    yield "no_pivot_wide", Call(inv.needs_pivoting(2, 3, gen), pivot=False)
+    yield "no_pivot_tall", Call(inv.needs_pivoting(7, 4, gen), pivot=False)
     yield "batch_2x2", Call(inv.gaussian((4, 2, 2), gen))
     singular = inv.gaussian((6, 6), gen)
     singular[:, 1] = 0.0
     yield "singular_zero_column", Call(singular)
     yield "1x1", Call(torch.tensor([[-7.0]], dtype=f64))
+    yield "float32", Call(inv.gaussian((9, 9), gen, dtype=torch.float32))
 
 
 def random_cases(gen, mode):
     yield "n96", Call(inv.gaussian((96, 96), gen, mode))
     yield "tall_150x70", Call(inv.gaussian((150, 70), gen, mode))
-    yield "no_pivot_60x90", Call(inv.well_conditioned(60, 90, gen, mode, shift=3.0), pivot=False)
-    yield "batch", Call(inv.gaussian((4, 40, 40), gen, mode))
+    yield "no_pivot_60x90", Call(inv.needs_pivoting(60, 90, gen, mode), pivot=False)
+    pivot = inv.coin(gen)
+    yield "batch", Call(inv.needs_pivoting(40, 40, gen, mode, batch=(4,)) if not pivot
+                        else inv.gaussian((4, 40, 40), gen, mode), pivot=pivot)
+    yield "float32_n200", Call(inv.gaussian((200, 200), gen, mode, torch.float32))
+    yield "float32_no_pivot_130x100", Call(inv.needs_pivoting(130, 100, gen, mode, torch.float32), pivot=False)
 
 
 def perf_cases(gen):
     for n in (256, 768, 1536):
-        yield f"n{n}", Call(inv.gaussian((n, n), gen))
+        yield f"n{n}", Call(inv.gaussian((n, n), gen, dtype=torch.float32))
 
 
 def flops(call, out):
@@ -64,7 +71,8 @@ TASK = Task(
                 "largest |entry| in the current column becomes the pivot row) returns (P, L, U) with A = P·L·U: "
                 "P of shape (*, m, m) a permutation matrix in A's dtype, L of shape (*, m, k) lower triangular with "
                 "unit diagonal, U of shape (*, k, n) upper triangular. With pivot=False no rows are interchanged, "
-                "A = L·U, and P is an empty tensor of shape (0,) (such inputs have non-singular leading blocks). "
+                "A = L·U, and P is an empty tensor of shape (0,) (such inputs have non-singular leading blocks, though "
+                "partial pivoting would interchange rows on them). "
                 "A zero pivot column (singular A) is skipped, not divided by: the factorization still exists. "
                 "(torch.linalg.lu; `out=` is dropped.)",
     math=r"A = P L U,\quad L_{ii} = 1,\ |L_{ij}| \le 1,\quad U \text{ upper triangular}",
@@ -74,9 +82,11 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(
-        dtypes="A float64 (one stage-1 case float32) of shape (*, m, n); P, L, U in A's dtype",
+        dtypes="A float64 or float32 of shape (*, m, n); P, L, U in A's dtype",
         tolerance=inv.shown_tolerance(torch.float64),
         accumulation="the input dtype",
+        # expanded (stride-0) views repeat a row: pivot=False inputs would get zero pivots
+        layouts=inv.STRUCTURED_LAYOUTS,
         notes="The Tolerance line above (tol at n = 256) is not applied elementwise: this is "
               "judged as a factorization (pivot tie-breaking is free): every output must be "
               "finite with the reference's shape and dtype; P must be a permutation matrix (exact 0/1 entries); "
@@ -85,6 +95,17 @@ TASK = Task(
               f"where {inv.tolerance_text()}.",
     ),
     flops=flops,
-    unit="fp64",
     check=inv.lu_check,
+    deviations=(
+        Deviation(Kind.COVERAGE, "float64 inputs", "float64 inputs plus float32 cases (the perf dtype); "
+                  "pivot=False inputs on which partial pivoting would swap rows",
+                  "the perf cases time float32; a kernel that pivots when told not to must fail"),
+        Deviation(Kind.TOLERANCE, "P, L, U compared with torch's elementwise (rtol = atol = 1e-5)",
+                  "P a permutation matrix, L unit lower (|L_ij| ≤ 1 + tol under pivoting), U upper, and P·L·U "
+                  "rebuilds A within tol·‖A‖_F, tol = 64·√n·ε",
+                  "pivot ties (and singular columns) may be broken either way; judging the factorization "
+                  "accepts every correct choice"),
+        Deviation(Kind.PERF, "float32, n = 256 … 1536 (11 rows)", "float32, n = 256, 768, 1536",
+                  "a subset of upstream's rows spanning its range"),
+    ),
 )

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -21,18 +22,25 @@ def fixed_cases(gen):
     yield "1x1_negative", Call(torch.tensor([[-2.0]], dtype=torch.float64))
     yield "column", Call(inv.gaussian((6, 1), gen))
     yield "upper_triangular", Call(torch.triu(inv.well_conditioned(4, 4, gen)))
+    yield "float32_tall", Call(inv.well_conditioned(12, 7, gen, dtype=torch.float32))
 
 
 def random_cases(gen, mode):
-    yield "tall_100x60", Call(inv.well_conditioned(100, 60, gen, mode))
+    modes = ("reduced", "complete", "r")
+
+    def qr_mode():
+        return modes[int(torch.randint(3, (), generator=gen, device=gen.device))]
+
+    yield "tall_100x60", Call(inv.well_conditioned(100, 60, gen, mode), qr_mode())
     yield "square_128", Call(inv.shuffled_rows(inv.well_conditioned(128, 128, gen, mode), gen))
     yield "wide_50x90_r", Call(inv.well_conditioned(50, 90, gen, mode), mode="r")
     yield "batch_complete", Call(inv.well_conditioned(40, 24, gen, mode, batch=(3,)), mode="complete")
+    yield "float32_200x150", Call(inv.well_conditioned(200, 150, gen, mode, torch.float32), mode=qr_mode())
 
 
 def perf_cases(gen):
     for n in (64, 1024, 4096):
-        yield f"n{n}", Call(inv.shuffled_rows(inv.well_conditioned(n, n, gen), gen))
+        yield f"n{n}", Call(inv.shuffled_rows(inv.well_conditioned(n, n, gen, dtype=torch.float32), gen))
 
 
 def flops(call, out):
@@ -63,9 +71,11 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(
-        dtypes="A float64 (one stage-1 case float32) of shape (*, m, n); Q and R in A's dtype",
+        dtypes="A float64 or float32 of shape (*, m, n); Q and R in A's dtype",
         tolerance=inv.shown_tolerance(torch.float64, 4.0),
         accumulation="the input dtype",
+        # expanded (stride-0) views repeat a row or column: rank 1, where QR is not well-defined
+        layouts=inv.STRUCTURED_LAYOUTS,
         notes="The Tolerance line above (tol at n = 256) is not applied elementwise: this is "
               "judged as a factorization (signs are free): outputs must be finite with the "
               "reference's shapes and dtypes; R exactly zero below the diagonal; Q with ‖QᵀQ − I‖_F/√(cols) ≤ tol "
@@ -74,6 +84,17 @@ TASK = Task(
               f"{inv.tolerance_text()}. Test matrices have full rank and are well-conditioned.",
     ),
     flops=flops,
-    unit="fp64",
     check=inv.qr_check,
+    choices={"mode": ("reduced", "complete", "r")},
+    deviations=(
+        Deviation(Kind.COVERAGE, "float64 inputs", "float64 inputs plus float32 cases (the perf dtype)",
+                  "the perf cases time float32, so correctness is checked in that dtype too"),
+        Deviation(Kind.TOLERANCE, "Q and R compared with torch's elementwise (rtol = atol = 1e-5)",
+                  "Q orthonormal and Q·R = A within tol, R upper triangular and equal to torch's up to the sign "
+                  "of each row within 4·tol, tol = 64·√n·ε",
+                  "Householder sign conventions differ between correct implementations; R is unique only up to "
+                  "row signs"),
+        Deviation(Kind.PERF, "float32, n = 16 … 4096 (9 rows)", "float32, n = 64, 1024, 4096",
+                  "a subset of upstream's rows spanning its range"),
+    ),
 )

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -44,11 +45,16 @@ def random_cases(gen, mode):
                                inv.gaussian((200, 8), gen, mode), -0.5)
     yield "batch", Call(upper(40, gen, mode, batch=(3,)), inv.gaussian((3, 40, 4), gen, mode),
                         inv.gaussian((40, 1), gen, mode), 3.0)
+    f32 = torch.float32
+    yield "float32_n300_k1", Call(with_lower_junk(upper(300, gen, mode, f32), gen, mode),
+                                  inv.gaussian((300, 1), gen, mode, f32), inv.gaussian((300, 1), gen, mode, f32), 0.5)
 
 
 def perf_cases(gen):
-    for n, k in ((1024, 1), (4096, 16), (8192, 1)):
-        yield f"n{n}_k{k}", Call(upper(n, gen), inv.gaussian((n, k), gen), inv.gaussian((n, k), gen), 1.0)
+    f32 = torch.float32
+    for n in (64, 256, 1024):
+        yield f"n{n}_k1", Call(upper(n, gen, dtype=f32), inv.gaussian((n, 1), gen, dtype=f32),
+                               inv.gaussian((n, 1), gen, dtype=f32), 1.0)
 
 
 def flops(call, out):
@@ -72,14 +78,26 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(
-        dtypes="A, b, y float64 (one stage-1 case float32), same dtype; output the same dtype",
+        dtypes="A, b, y float64 or float32, same dtype; output the same dtype",
         tolerance=inv.shown_tolerance(torch.float64, 8.0),
         accumulation="the input dtype",
+        # expanded (stride-0) views repeat a row of A: its diagonal becomes that row's entries, possibly tiny
+        layouts=inv.STRUCTURED_LAYOUTS,
         notes="The result is unique and compared elementwise: |out − ref| ≤ 8·tol·(RMS(ref) + |ref|), with "
-              f"{inv.tolerance_text()} (the line above is n = 256). A's upper triangle is a Cholesky factor of a "
+              f"{inv.tolerance_text()} (the line above is n = 256, float64). A's upper triangle is a Cholesky factor of a "
               "well-conditioned matrix.",
     ),
     flops=flops,
-    unit="fp64",
     check=inv.close_check(8.0),
+    deviations=(
+        Deviation(Kind.COVERAGE, "float64 inputs, A (n, n) with b and y of shape (n, 1)",
+                  "float64 and float32 (the perf dtype); also batched A, several right-hand sides, y broadcast "
+                  "along rows or columns, and junk below A's diagonal",
+                  "the same operation over the shapes its signature and solve_triangular accept"),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "|out − ref| ≤ 8·tol·(RMS(ref) + |ref|), tol = 64·√n·ε",
+                  "an error bound that scales with the dtype and n, as back substitution's does"),
+        Deviation(Kind.PERF, "float32, n = 32 … 1024 with k = 1 (6 rows)", "float32, n = 64, 256, 1024, k = 1",
+                  "a subset of upstream's rows spanning its range"),
+    ),
 )

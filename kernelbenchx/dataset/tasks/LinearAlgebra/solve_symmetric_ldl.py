@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -30,15 +31,16 @@ def fixed_cases(gen):
 
 def random_cases(gen, mode):
     f32 = torch.float32
-    yield "spd_n64_vector", Call(inv.spd(64, gen, mode, f32), inv.gaussian((64,), gen, mode, f32))
+    yield "spd_n64_vector", Call(inv.spd(64, gen, mode, f32), inv.gaussian((64,), gen, mode, f32),
+                                 hermitian=inv.coin(gen))
     yield "indefinite_n120_k3", Call(inv.symmetric_indefinite(120, gen, mode, f32),
-                                     inv.gaussian((120, 3), gen, mode, f32))
+                                     inv.gaussian((120, 3), gen, mode, f32), hermitian=inv.coin(gen))
     yield "batch", Call(inv.symmetric_indefinite(40, gen, mode, f32, batch=(3,)), inv.gaussian((3, 40), gen, mode, f32))
 
 
 def perf_cases(gen):
     f32 = torch.float32
-    for n in (64, 512, 2048):
+    for n in (64, 256, 512):
         yield f"n{n}_k1", Call(inv.symmetric_indefinite(n, gen, dtype=f32), inv.gaussian((n, 1), gen, dtype=f32))
 
 
@@ -67,10 +69,25 @@ TASK = Task(
     contract=Contract(
         dtypes="A and b float32, same dtype; output float32",
         tolerance=inv.shown_tolerance(torch.float32, 8.0),
+        # expanded (stride-0) views repeat a row: the matrix is no longer symmetric (and singular)
+        layouts=inv.STRUCTURED_LAYOUTS,
         notes="The solution is unique and compared elementwise: |x − x_ref| ≤ 8·tol·(RMS(x_ref) + |x_ref|), "
               f"with {inv.tolerance_text()} (the line above is n = 256). Inputs are SPD or permuted saddle-point "
               "matrices [[S, C], [Cᵀ, 0]] (condition numbers below about 40).",
     ),
     flops=flops,
     check=inv.close_check(8.0),
+    deviations=(
+        Deviation(Kind.COVERAGE, "float32 and complex64 (Hermitian) inputs", "float32 inputs only; hermitian is "
+                  "drawn but has no effect on real input",
+                  "Triton has no complex dtype, so a complex case tests interleaved-pair arithmetic rather than "
+                  "the solver"),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "|x − x_ref| ≤ 8·tol·(RMS(x_ref) + |x_ref|), tol = 64·√n·ε",
+                  "a float32 solve of an indefinite system with condition number near 40 carries errors above "
+                  "1e-5 in any order of operations; the bound scales with n"),
+        Deviation(Kind.PERF, "float32, n = 8 … 512 with one right-hand side (7 rows)",
+                  "float32, n = 64, 256, 512, k = 1", "a subset of upstream's rows; below n = 64 the timing is "
+                  "launch overhead"),
+    ),
 )

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -28,11 +29,13 @@ def random_cases(gen, mode):
     f32 = torch.float32
     yield "96x64_full", Call(inv.gaussian((96, 64), gen, mode, f32))
     yield "50x120_reduced", Call(inv.gaussian((50, 120), gen, mode, f32), full_matrices=False)
-    yield "batch_32", Call(inv.gaussian((3, 32, 32), gen, mode, f32))
+    yield "batch_32", Call(inv.gaussian((3, 32, 32), gen, mode, f32), inv.coin(gen))
+    yield "rank3_70x40", Call(inv.gaussian((70, 3), gen, mode, f32) @ inv.gaussian((3, 40), gen, mode, f32),
+                              full_matrices=inv.coin(gen))
 
 
 def perf_cases(gen):
-    for n in (64, 256, 1024):
+    for n in (64, 128, 256):
         yield f"n{n}", Call(inv.gaussian((n, n), gen, dtype=torch.float32))
 
 
@@ -72,4 +75,13 @@ TASK = Task(
     ),
     flops=flops,
     check=inv.svd_check,
+    deviations=(
+        Deviation(Kind.SATISFIABLE, "U, S, Vh compared with torch's elementwise (rtol = atol = 1e-5)",
+                  "S sorted, non-negative and equal to torch's within tol·S_max; U and Vh orthonormal and "
+                  "U·diag(S)·Vh = A within tol·‖A‖_F, tol = 8·64·√n·ε",
+                  "singular vectors are unique only up to sign (and rotations within repeated or zero singular "
+                  "values), so only a kernel reproducing cuSOLVER's sign choices could pass upstream's check"),
+        Deviation(Kind.PERF, "float32, n = 16 … 256 square (5 rows)", "float32, n = 64, 128, 256",
+                  "a subset of upstream's rows; below n = 64 the timing is launch overhead"),
+    ),
 )

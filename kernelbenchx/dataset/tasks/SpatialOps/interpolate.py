@@ -4,6 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 FLOPS_PER_OUTPUT = {"nearest": 0.0, "nearest-exact": 0.0, "bilinear": 8.0, "bicubic": 40.0}
@@ -44,10 +45,9 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "8x3x256x256_to_512", Call(sample((8, 3, 256, 256), gen), (512, 512), mode="bilinear")
-    yield "16x64x128x128_x2_bilinear", Call(sample((16, 64, 128, 128), gen), scale_factor=2.0, mode="bilinear")
-    yield "32x64x128x128_x2_nearest", Call(sample((32, 64, 128, 128), gen), scale_factor=2.0)
-    yield "32x64x128x128_x2_bicubic", Call(sample((32, 64, 128, 128), gen), scale_factor=2.0, mode="bicubic")
+    yield "2x3x128x128_to_256", Call(sample((2, 3, 128, 128), gen), (256, 256))
+    yield "2x3x256x256_to_512", Call(sample((2, 3, 256, 256), gen), (512, 512))
+    yield "2x3x256x256_to_512_bilinear", Call(sample((2, 3, 256, 256), gen), (512, 512), mode="bilinear")
 
 
 def flops(call, out):
@@ -88,4 +88,14 @@ TASK = Task(
                             "Nearest-mode tests avoid sizes where dst·scale lands on an integer "
                             "inexactly."),
     flops=flops,
+    choices={"mode": ("nearest", "nearest-exact", "bilinear", "bicubic")},
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "|out − ref| ≤ 1e-3·RMS(out) + 1e-3·|ref|",
+                  "the fp32 source coordinate's rounding is multiplied by the local image gradient, so two "
+                  "correct kernels differ by more than 1e-5 on noise images"),
+        Deviation(Kind.PERF, "2×3×(32 … 256)² resized to twice the size (4 rows; the mode is not in the golden "
+                  "data)", "2×3×128² → 256² and 2×3×256² → 512² in the default mode (nearest), and 2×3×256² → "
+                  "512² bilinear", "a subset of upstream's rows spanning its range"),
+    ),
 )
