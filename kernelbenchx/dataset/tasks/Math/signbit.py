@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -49,5 +50,6 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output bool, same shape (compared exactly)",
                       tolerance=Tolerance(rtol=0.0, atol=0.0)),
     flops=elementwise_flops(1),
+    deviations=(sweep_subset(),),
     unit="int",
 )
