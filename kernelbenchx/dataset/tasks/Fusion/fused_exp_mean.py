@@ -88,8 +88,8 @@ TASK = Task(
         Deviation(Kind.UPSTREAM_BUG, "the reference ignores `dtype` (always a float32 mean), although its "
                   "catalogue entry passes dtype to torch.mean", "dtype is honoured: exp(input) is cast to dtype "
                   "before the mean and the result has that dtype",
-                  "kbx computes the documented operation; upstream's tests never pass dtype, so only kbx's "
-                  "float64 cases tell the two apart", in_prompt=True),
+                  "kbx computes the documented operation. Upstream's tests never pass dtype, so only kbx's "
+                  "float64 cases tell the two apart.", in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "an accumulation bound on each mean "
                   "(2·ε·√n·‖e‖₂/n plus the terms' exp error) with rtol 1e-5",
                   "a fixed atol does not scale with the number or size of the terms; the bound does, as fp32 "

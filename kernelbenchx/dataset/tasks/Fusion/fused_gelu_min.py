@@ -101,7 +101,7 @@ TASK = Task(
         Deviation(Kind.UPSTREAM_BUG, "the reference's exact GELU is x·erf(x/√2)/2 (the \"1 +\" is missing, so it "
                   "is never negative and its minimum is near 0 instead of GELU's ≈ −0.17)",
                   "GELU is torch's: x·Φ(x) = x·(1 + erf(x/√2))/2 (and the tanh form for approximate='tanh')",
-                  "the task's description and catalogue apply torch.nn.functional.gelu; kbx computes that",
+                  "The task's description and catalogue apply torch.nn.functional.gelu; kbx computes that.",
                   in_prompt=True),
         Deviation(Kind.TOLERANCE, "torch.min's indices, compared exactly: the first occurrence of the minimum",
                   "any index whose GELU value equals the minimum within the tolerance",
