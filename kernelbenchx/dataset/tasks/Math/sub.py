@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor, other, *, alpha=1) -> torch.Tensor:
@@ -21,12 +22,19 @@ def fixed_cases(gen):
     yield "broadcast_outer", Call(sample((5, 1), gen), sample((1, 6), gen))
     yield "int32_alpha", Call(randint((33, 9), gen, -1000, 1000, dtype=torch.int32),
                               randint((9,), gen, -1000, 1000, dtype=torch.int32), alpha=3)
+    yield "scalar_0d", Call(torch.tensor(1.5), sample((4,), gen))
+    yield "empty", Call(torch.empty(2, 0), 1.0)
 
 
 def random_cases(gen, mode):
     yield "same_shape", Call(sample((65_537,), gen, mode), sample((65_537,), gen, mode))
     yield "broadcast_alpha", Call(sample((129, 1, 257), gen, mode), sample((3, 257), gen, mode), alpha=0.5)
     yield "alpha", Call(sample((4, 31, 127), gen, mode), sample((4, 31, 127), gen, mode), alpha=2)
+    yield "scalar_other", Call(sample((3, 1001), gen, mode), float(sample((), gen)), alpha=-1.25)
+    # int32 operands beyond 2^24 and an int alpha: the result wraps modulo 2^32
+    yield "int32_wrap", Call(randint((2, 999), gen, -2**31, 2**31 - 1, dtype=torch.int32),
+                             randint((999,), gen, -2**31, 2**31 - 1, dtype=torch.int32),
+                             alpha=int(randint((), gen, -5, 6)))
 
 
 def perf_cases(gen):
@@ -54,4 +62,5 @@ TASK = Task(
                              "output the promoted dtype, broadcast shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(2),
+    deviations=(sweep_subset("1-D inputs of 2^16, 2^24 (alpha=2) and 2^27 elements"),),
 )
