@@ -79,7 +79,7 @@ def fused_gelu_min(input, approximate="none", dim=None, keepdim=False):
         split = 1
         if M < 512 and N >= 8 * BLOCK:  # few long rows: split them so every SM gets work
             split = min(1024, max(1, 1024 // M), triton.cdiv(N, 4 * BLOCK))
-        chunk = triton.cdiv(triton.cdiv(N, split), BLOCK) * BLOCK
+        chunk = max(BLOCK, triton.cdiv(triton.cdiv(N, split), BLOCK) * BLOCK)
         split = max(1, triton.cdiv(N, chunk))
         if split == 1:
             _gelu_min_rows[(M, 1)](x, values, indices, N, chunk, x.stride(0), x.stride(1),
