@@ -4,6 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample, uniform
 
 
@@ -80,4 +81,16 @@ TASK = Task(
                             "hold the updated statistics afterwards; in eval mode they must be left unchanged. "
                             "Summation order of the batch statistics is free."),
     flops=flops,
+    deviations=(
+        Deviation(Kind.COVERAGE, "2-D inputs of 10×5 and 64×128, running statistics 0 and 1",
+                  "adds 3-D (N, C, L) inputs, training without running statistics, no affine parameters, "
+                  "momentum 0.2 … 1, large eps, a constant channel, and channel offsets and scales that running "
+                  "statistics near the data's make visible",
+                  "every argument of the signature; with zero means and unit variances a kernel that ignores "
+                  "the statistics passes"),
+        Deviation(Kind.PERF, "16 sizes, eval mode, 32 × 2^7 … 2^22 (2-D)",
+                  "eval mode 32 × 2^12 and 32 × 2^22, and training mode on 64 × 256 × 4096",
+                  "a subset spanning small to largest, plus the training path (batch statistics), which "
+                  "upstream never times"),
+    ),
 )
