@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample, uniform
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 SPECIALS = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -1e-30, 1e-30, -3.5, 3.5, -1e4]
 
@@ -15,6 +17,8 @@ def reference(input: torch.Tensor, negative_slope: float = 0.01) -> torch.Tensor
 
 def fixed_cases(gen):
     yield "zeros", Call(torch.zeros(17))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen), -2.0)
     yield "ramp", Call(torch.linspace(-4.0, 4.0, 1001))
     yield "specials", Call(torch.tensor(SPECIALS))
     yield "slope_0.2", Call(sample((9, 13), gen), 0.2)
@@ -26,7 +30,8 @@ def fixed_cases(gen):
 def random_cases(gen, mode):
     yield "vector", Call(sample((65_537,), gen, mode))
     yield "matrix_0.2", Call(sample((129, 257), gen, mode), 0.2)
-    yield "batch", Call(sample((4, 31, 127), gen, mode), negative_slope=0.05)
+    slope = round(float(uniform((), gen, -0.5, 2.0)), 3)
+    yield "batch", Call(sample((4, 31, 127), gen, mode), negative_slope=slope)
 
 
 def perf_cases(gen):
@@ -54,4 +59,14 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5),
                       notes="NaN must propagate."),
     flops=elementwise_flops(2),
+    deviations=(
+        Deviation(Kind.COVERAGE, "`inplace=True` is tested (the input is overwritten and returned)",
+                  "no `inplace` argument; the input must stay unchanged and the output is a new tensor",
+                  "kbx checks that inputs are not modified; the values computed are the same"),
+        Deviation(Kind.COVERAGE, "slopes 0.01 and 0.1; small fixed vectors and random 1024×1024 matrices",
+                  "adds slopes 0, negative and above 1 (one drawn per run), NaN, ±inf, ±0, empty and size-1 "
+                  "dimensions; random inputs of 65 537, 129×257 and 4×31×127 elements",
+                  "the formula holds for any slope; special values and odd shapes under the same semantics"),
+        sweep_subset(kbx="1-D inputs of 2^16, 2^24 (slope 0.01) and 2^27 elements (slope 0.2)"),
+    ),
 )

@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 SPECIALS = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -1e-30, 1e-30, -3.5, 3.5]
 
@@ -15,6 +17,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 
 def fixed_cases(gen):
     yield "zeros", Call(torch.zeros(17))
+    yield "empty", Call(torch.zeros(3, 0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen))
     yield "ramp", Call(torch.linspace(-4.0, 4.0, 1001))
     yield "specials", Call(torch.tensor(SPECIALS))
     yield "negatives", Call(-sample((9, 13), gen).abs())
@@ -51,4 +55,13 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5),
                       notes="NaN must propagate (a plain max(x, 0) that drops NaN is wrong)."),
     flops=elementwise_flops(1),
+    deviations=(
+        Deviation(Kind.COVERAGE, "`inplace=True` is tested (the input is overwritten and returned)",
+                  "no `inplace` argument; the input must stay unchanged and the output is a new tensor",
+                  "kbx checks that inputs are not modified; the values computed are the same"),
+        Deviation(Kind.COVERAGE, "small fixed tensors and random 256×256 matrices",
+                  "adds NaN, ±inf, ±0, empty and size-1 dimensions; random inputs of 65 537, 129×257 and "
+                  "4×31×127 elements", "special values and odd shapes under the same semantics"),
+        sweep_subset(),
+    ),
 )

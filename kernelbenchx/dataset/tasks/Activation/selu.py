@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 SPECIALS = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -1e-7, 1e-7, -20.0, -100.0, 88.0, 1e30]
 
@@ -15,6 +17,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 
 def fixed_cases(gen):
     yield "zeros", Call(torch.zeros(17))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 3)
     yield "ramp", Call(torch.linspace(-8.0, 8.0, 1001))
     yield "specials", Call(torch.tensor(SPECIALS))
     yield "small", Call(sample((9, 13), gen) * 1e-3)
@@ -53,4 +57,19 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(5),
+    deviations=(
+        Deviation(Kind.UPSTREAM_BUG, "scale·(max(x, 0) + min(x, α(eˣ − 1))): 2·scale·x for x > 0, and scale·x "
+                  "instead of the saturating branch for x < −1.14",
+                  "the true SELU, scale·(max(x, 0) + min(0, α(eˣ − 1))) as in torch's F.selu",
+                  "upstream's description and catalogue give the SELU formula with min(0, ·); its reference "
+                  "compares x instead of 0", in_prompt=True),
+        Deviation(Kind.COVERAGE, "an `inplace` argument (default False)",
+                  "no `inplace` argument; the input must stay unchanged and the output is a new tensor",
+                  "kbx checks that inputs are not modified; the values computed are the same"),
+        Deviation(Kind.COVERAGE, "small fixed vectors and random 512×512 matrices",
+                  "adds NaN, ±inf, values where scale·x overflows, tiny and large negative values, empty and "
+                  "size-1 dimensions; random inputs of 65 537, 129×257 and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        sweep_subset(),
+    ),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 SPECIALS = [float("nan"), float("inf"), -float("inf"), -0.0, 0.0, -20.0, 20.0, -88.0, -100.0, 100.0, -1e4, 1e4]
 
@@ -14,6 +16,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 
 def fixed_cases(gen):
     yield "zeros", Call(torch.zeros(17))
+    yield "empty", Call(torch.zeros(2, 0, 3))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 5)
     yield "ramp", Call(torch.linspace(-30.0, 30.0, 1001))
     yield "specials", Call(torch.tensor(SPECIALS))
     yield "matrix", Call(sample((33, 65), gen))
@@ -49,4 +53,12 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(4),
+    deviations=(
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        Deviation(Kind.COVERAGE, "small fixed vectors and random matrices of N(0, 1) values",
+                  "adds NaN, ±inf, large |x| where exp overflows, empty and size-1 dimensions; random inputs of "
+                  "65 537, 129×257 and 4×31×127 elements", "special values and odd shapes under the same semantics"),
+        sweep_subset(),
+    ),
 )
