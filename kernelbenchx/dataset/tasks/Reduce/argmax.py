@@ -3,6 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, input_flops, sample
 
 NAN, INF = float("nan"), float("inf")
@@ -12,9 +13,13 @@ def reference(input: torch.Tensor, dim: int | None = None, keepdim: bool = False
     return torch.argmax(input, dim=dim, keepdim=keepdim)
 
 
-def coarse(shape, gen, mode="standard"):
+def coarse(shape, gen, mode="standard", dtype=torch.float32):
     """Values on a 0.5 grid, so equal maxima (ties) are common."""
-    return (sample(shape, gen, mode) * 2).round() / 2
+    return ((sample(shape, gen, mode) * 2).round() / 2).to(dtype)
+
+
+def flip(gen) -> bool:
+    return bool(torch.randint(2, (), generator=gen))
 
 
 def fixed_cases(gen):
@@ -27,20 +32,26 @@ def fixed_cases(gen):
     yield "middle_dim", Call(coarse((3, 17, 5), gen), -2)
     yield "flat_keepdim", Call(coarse((4, 9), gen), None, True)
     yield "single", Call(torch.tensor([-2.5]), 0)
+    yield "size_one_dim", Call(sample((4, 1, 3), gen), 1, True)
+    yield "float16_rows", Call(coarse((9, 33), gen, dtype=torch.float16), 1)
+    yield "float16_nan_inf", Call(torch.tensor([[1.0, NAN, 65504.0], [-INF, 65504.0, INF]], dtype=torch.float16), 1)
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(sample((257, 1025), gen, mode), 1)
+    yield "rows", Call(sample((257, 1025), gen, mode), 1, flip(gen))
     yield "cols_ties", Call(coarse((1025, 129), gen, mode), 0)
-    yield "flat", Call(sample((100_003,), gen, mode))
+    yield "flat", Call(sample((100_003,), gen, mode), None, flip(gen))
     yield "middle_keepdim", Call(coarse((6, 301, 37), gen, mode), 1, True)
+    yield "float16_flat", Call(sample((65_537,), gen, mode, dtype=torch.float16))
+    yield "float16_cols_ties", Call(coarse((513, 67), gen, mode, dtype=torch.float16), 0, flip(gen))
 
 
 def perf_cases(gen):
-    yield "flat_2^20", Call(sample((1 << 20,), gen))
-    yield "flat_2^28", Call(sample((1 << 28,), gen))
-    yield "rows_16384x8192", Call(sample((16384, 8192), gen), 1)
-    yield "cols_8192x8192", Call(sample((8192, 8192), gen), 0)
+    # upstream times float16 1-D inputs, 2^12 … 2^29 elements
+    yield "flat_fp16_2^20", Call(sample((1 << 20,), gen, dtype=torch.float16))
+    yield "flat_fp16_2^24", Call(sample((1 << 24,), gen, dtype=torch.float16))
+    yield "flat_fp16_2^27", Call(sample((1 << 27,), gen, dtype=torch.float16))
+    yield "flat_fp16_2^29", Call(sample((1 << 29,), gen, dtype=torch.float16))
 
 
 TASK = Task(
@@ -60,9 +71,18 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="input float32; output int64",
+    contract=Contract(dtypes="input float32 or float16; output int64",
                       tolerance=Tolerance(rtol=0.0, atol=0.0),
                       accumulation="exact (comparisons only)",
                       notes="Indices are compared exactly, including the first-occurrence rule for ties and NaN."),
+    deviations=(
+        Deviation(Kind.COVERAGE, "float32 inputs only in the correctness tests", "float16 inputs too (stage 1 "
+                  "and 2), plus ties, NaN, ±inf and size-1 dimensions",
+                  "upstream times float16 inputs, so a kernel must be correct on them; the first-occurrence rule "
+                  "for ties and NaN is torch's and is what a wrong reduction order breaks"),
+        Deviation(Kind.PERF, "18 float16 1-D sizes, 2^12 … 2^29 elements", "float16 1-D 2^20, 2^24, 2^27 and "
+                  "2^29 elements", "a subset spanning upstream's range; below 2^20 elements the time is launch "
+                  "overhead"),
+    ),
     flops=input_flops(1),
 )

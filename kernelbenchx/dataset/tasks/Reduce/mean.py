@@ -3,11 +3,34 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, input_flops, randint, sample
+from kernelbenchx.dataset.tasks.Reduce import _bounds
 
 
 def reference(input: torch.Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> torch.Tensor:
     return torch.mean(input, dim=dim, keepdim=keepdim, dtype=dtype)
+
+
+def bind(input, dim=None, keepdim=False, *, dtype=None):
+    return input, dim, keepdim, dtype
+
+
+def error_bound(call: Call) -> torch.Tensor:
+    x, dim, keepdim, dtype = bind(*call.args, **call.kwargs)
+    x = x.to(dtype or x.dtype)  # the cast happens before the sum (int32 values beyond 2^24 round here)
+    return _bounds.mean_bound(x, dim, keepdim, acc=dtype if dtype == torch.float64 else torch.float32)
+
+
+def flip(gen) -> bool:
+    return bool(torch.randint(2, (), generator=gen))
+
+
+def cancelling(shape, gen, mode="standard"):
+    """Pairs of ±1e8 next to N(0, 1) values: an fp32 accumulation loses the small values, float64 keeps them."""
+    x = sample(shape, gen, mode)
+    big = torch.where(torch.arange(shape[-1]) % 2 == 0, 1e8, -1e8)
+    return torch.where(torch.arange(shape[-1]) % 4 < 2, x + big, x)
 
 
 def fixed_cases(gen):
@@ -20,21 +43,27 @@ def fixed_cases(gen):
     yield "two_dims_keepdim", Call(sample((5, 8, 9), gen), [0, -1], True)
     yield "int32_to_float32", Call(torch.arange(-30, 60, dtype=torch.int32).reshape(9, 10), 1, dtype=torch.float32)
     yield "float64_accumulate", Call(sample((16, 1000), gen), 1, dtype=torch.float64)
+    yield "float64_cancellation", Call(cancelling((4, 1000), gen), 1, dtype=torch.float64)
     yield "offset", Call(sample((8, 513), gen) + 1000.0, 1)
+    yield "empty_dim_nan", Call(torch.empty(3, 0), 1)
+    yield "size_one_dim", Call(sample((4, 1, 3), gen), 1, True)
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(sample((257, 1025), gen, mode), 1)
+    yield "rows", Call(sample((257, 1025), gen, mode), 1, flip(gen))
     yield "cols", Call(sample((1025, 129), gen, mode), 0)
-    yield "flat", Call(sample((100_003,), gen, mode))
-    yield "spatial", Call(sample((8, 16, 33, 35), gen, mode), (2, 3), True)
+    yield "flat", Call(sample((100_003,), gen, mode) + 3.0)
+    yield "spatial", Call(sample((8, 16, 33, 35), gen, mode), (2, 3), flip(gen))
+    # int32 values up to 2^30: the cast to float32 rounds them; an int32 accumulator would overflow.
+    big = randint((33, 1000), gen, -(1 << 30), 1 << 30, dtype=torch.int32)
+    yield "int32_large", Call(big, 1, flip(gen), dtype=torch.float32)
+    yield "float64_cancellation", Call(cancelling((64, 2001), gen, mode), -1, flip(gen), dtype=torch.float64)
 
 
 def perf_cases(gen):
-    yield "rows_1024x4096", Call(sample((1024, 4096), gen), 1)
+    yield "flat_2^20", Call(sample((1 << 20,), gen))
+    yield "flat_2^24", Call(sample((1 << 24,), gen))
     yield "flat_2^27", Call(sample((1 << 27,), gen))
-    yield "rows_16384x8192", Call(sample((16384, 8192), gen), 1)
-    yield "spatial_128x256x64x64", Call(sample((128, 256, 64, 64), gen), (2, 3))
 
 
 TASK = Task(
@@ -45,9 +74,11 @@ TASK = Task(
     description="Returns the mean of `input` over the dimension(s) `dim`: a single int, or a tuple/list of ints "
                 "(all reduced together; negative dims count from the end), or None for the mean of all elements. "
                 "With keepdim=True the reduced dimensions stay with size 1 (for dim=None: every dimension), "
-                "otherwise they are removed (dim=None then gives a 0-d tensor). When `dtype` is given the input is first cast to it and the result "
-                "has that dtype (this is how an integer input such as int32 is averaged: dtype=torch.float32); "
-                "otherwise the result has the input's (floating) dtype.",
+                "otherwise they are removed (dim=None then gives a 0-d tensor). The mean over an empty dimension is "
+                "NaN. When `dtype` is given the input is first cast to it and the result has that dtype (this is "
+                "how an integer input such as int32 is averaged: dtype=torch.float32, values beyond 2^24 rounding "
+                "in that cast; dtype=torch.float64 accumulates in float64); otherwise the result has the input's "
+                "(floating) dtype.",
     math=r"y = \frac{1}{n}\sum_{i=1}^{n} x_i",
     difficulty=1,
     reference=reference,
@@ -56,7 +87,25 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32 (or int32 with dtype=float32); output float32, or `dtype` when given "
                              "(float64 accumulates in float64)",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
-                      notes="Summation order is free; the tolerance allows for fp32 reassociation."),
+                      tolerance=Tolerance(rtol=1e-5, atol=1.0, scale="bound"),
+                      bound="B = B_sum(x)/n + 2ε·|mean| over the n elements averaged into each output, where "
+                            + _bounds.SUM_TEXT,
+                      notes="Summation order is free (atomics, split reductions, trees)."),
+    error_bound=error_bound,
+    choices={"dtype": (None, torch.float32, torch.float64)},
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "an accumulation bound 2·ε·√n·(‖x‖₂ + |Σx|)/n per output plus rtol 1e-5",
+                  "a fixed atol does not grow with the reduction length and the data's magnitude as fp32 rounding "
+                  "does; the bound admits every summation order and rejects fp16/bf16 accumulation "
+                  "(tests/test_tolerances.py)"),
+        Deviation(Kind.COVERAGE, "float32 inputs, reductions over dim 1 or all elements",
+                  "adds tuple dims, int32 inputs beyond 2^24 with dtype=float32, float64 accumulation with "
+                  "cancellation, empty and size-1 dimensions",
+                  "the signature promises them; each catches a plausible bug (int32 overflow, fp32 accumulation "
+                  "for dtype=float64, division by zero)"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements", "1-D 2^20, 2^24 and 2^27 elements",
+                  "a subset spanning upstream's range; below 2^20 elements the time is launch overhead"),
+    ),
     flops=input_flops(1),
 )

@@ -3,6 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, input_flops, sample
 
 NAN, INF = float("nan"), float("inf")
@@ -29,15 +30,19 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(sample((257, 1025), gen, mode), 1)
-    yield "cols_ties", Call(coarse((1025, 129), gen, mode), 0)
+    keep = bool(torch.randint(2, (), generator=gen))
+    yield "rows", Call(sample((257, 1025), gen, mode), 1, keep)
+    yield "cols_ties", Call(coarse((1025, 129), gen, mode), 0, not keep)
     yield "middle_keepdim", Call(coarse((6, 301, 37), gen, mode), 1, True)
+    yield "vector", Call(sample((100_003,), gen, mode), -1)
 
 
 def perf_cases(gen):
+    # upstream's rows: (64 … 524288) × 1024, reduced over dim 1
     yield "rows_64x1024", Call(sample((64, 1024), gen), 1)
-    yield "rows_262144x1024", Call(sample((262144, 1024), gen), 1)
-    yield "cols_8192x8192", Call(sample((8192, 8192), gen), 0)
+    yield "rows_16384x1024", Call(sample((16384, 1024), gen), 1)
+    yield "rows_131072x1024", Call(sample((131072, 1024), gen), 1)
+    yield "rows_524288x1024", Call(sample((524288, 1024), gen), 1)
 
 
 TASK = Task(
@@ -62,5 +67,12 @@ TASK = Task(
                       accumulation="exact (comparisons only)",
                       notes="Values are selected, not computed, so they must match exactly; indices too, including "
                             "the first-occurrence rule for ties and NaN."),
+    deviations=(
+        Deviation(Kind.COVERAGE, "rows of N(0, 1) values reduced over dim 1",
+                  "adds ties, NaN, ±inf, other and negative dims, keepdim, vectors and size-1 dimensions",
+                  "the same torch.min semantics; the first-occurrence rule is what a wrong reduction order breaks"),
+        Deviation(Kind.PERF, "14 sizes (64 … 524288) × 1024 over dim 1", "64, 16384, 131072 and 524288 rows "
+                  "of 1024", "a subset spanning upstream's range"),
+    ),
     flops=input_flops(1),
 )

@@ -1,14 +1,18 @@
 """Reduce/min_gelu: GELU elementwise, then the minimum over all elements or along one dimension (with indices)."""
 
 import torch
-import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.refs import gelu
 from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+
+APPROX = ("none", "tanh")
+INF, NAN = float("inf"), float("nan")
 
 
 def reference(input: torch.Tensor, dim: int | None = None, keepdim: bool = False, approximate: str = "none"):
-    g = F.gelu(input, approximate=approximate)
+    g = gelu(input, approximate=approximate)
     if dim is None:
         return torch.min(g)
     _, where = torch.min(g, dim, keepdim=True)
@@ -41,21 +45,31 @@ def fixed_cases(gen):
     yield "ties_rows", Call(ties, dim=1)
     yield "cols_keepdim", Call(grid((65, 7), gen), 0, True)
     yield "middle_dim_tanh", Call(grid((3, 40, 5), gen), -2, approximate="tanh")
-    yield "nan", Call(torch.tensor([[0.0, float("nan"), -0.75], [1.0, 2.0, -0.5]]), 1)
+    yield "nan", Call(torch.tensor([[0.0, NAN, -0.75], [1.0, 2.0, -0.5]]), 1)
+    # GELU(+inf) = +inf, GELU(-inf) = NaN (-inf·Φ(-inf) = -inf·0): a -inf input makes its slice NaN.
+    yield "infinities", Call(torch.tensor([[INF, 1.0, -0.5, INF], [0.25, -INF, -0.75, NAN], [INF, INF, INF, INF]]),
+                             1, True, "tanh")
+    yield "all_infinities", Call(torch.tensor([3.0, INF, -1.5, INF]))
+    yield "size_one_dim_tanh_keepdim", Call(grid((4, 1, 3), gen), 1, True, "tanh")
+
+
+def pick(gen, values):
+    return values[int(torch.randint(len(values), (), generator=gen))]
 
 
 def random_cases(gen, mode):
-    yield "all", Call(sample((100_003,), gen, mode))
-    yield "rows", Call(grid((257, 1025), gen, mode), 1)
-    yield "cols_tanh", Call(grid((1025, 129), gen, mode), 0, approximate="tanh")
-    yield "middle_keepdim", Call(grid((6, 301, 37), gen, mode), 1, True)
+    keep = bool(torch.randint(2, (), generator=gen))
+    yield "all", Call(sample((100_003,), gen, mode), approximate=pick(gen, APPROX))
+    yield "rows", Call(grid((257, 1025), gen, mode), 1, keep)
+    yield "cols_tanh", Call(grid((1025, 129), gen, mode), 0, not keep, approximate="tanh")
+    yield "middle_keepdim", Call(grid((6, 301, 37), gen, mode), 1, True, pick(gen, APPROX))
 
 
 def perf_cases(gen):
+    # upstream: 1-D inputs of 2^12 … 2^27 elements, minimum over all of them
     yield "all_2^20", Call(sample((1 << 20,), gen))
+    yield "all_2^24", Call(sample((1 << 24,), gen))
     yield "all_2^27", Call(sample((1 << 27,), gen))
-    yield "rows_16384x8192", Call(grid((16384, 8192), gen), 1)
-    yield "cols_8192x8192_tanh", Call(grid((8192, 8192), gen), 0, approximate="tanh")
 
 
 TASK = Task(
@@ -68,7 +82,8 @@ TASK = Task(
                 "along `dim` (negative dims count from the end) and returns a tuple (values, indices): the minimum "
                 "GELU value of each slice (input dtype) and its int64 index along `dim`, with `dim` removed or kept "
                 "as size 1 when keepdim is True. When the minimum occurs several times the smallest index (first "
-                "occurrence) is returned; a NaN input makes its slice's value NaN with the index of its first NaN. "
+                "occurrence) is returned; a NaN result makes its slice's value NaN with the index of its first NaN. "
+                "GELU(+inf) = +inf and GELU(-inf) = NaN (−inf·Φ(−inf) = −inf·0, which is indeterminate). "
                 "(torch's `out=` argument is not part of this task.)",
     math=r"v = \min_i \mathrm{GELU}(x_i),\quad \mathrm{idx} = \min\{\, i : \mathrm{GELU}(x_i) = v \,\}",
     difficulty=2,
@@ -82,5 +97,16 @@ TASK = Task(
                             "lie on a 1/16 grid, so distinct inputs never produce near-equal minima and the arg-min "
                             "is unambiguous for any accurate GELU; ties come from equal input values, and equal "
                             "inputs must give equal GELU values (first occurrence wins)."),
+    choices={"approximate": APPROX},
+    deviations=(
+        Deviation(Kind.UPSTREAM_BUG, "the reference computes x·erf(x/√2)/2 for approximate='none' (the '1 +' of "
+                  "GELU missing), contradicting its own description (GELU)",
+                  "the standard GELU 0.5·x·(1 + erf(x/√2)), as torch.nn.functional.gelu",
+                  "the task is GELU followed by a minimum; the upstream formula is not GELU"),
+        Deviation(Kind.COVERAGE, "1-D and 2-D N(0, 1) inputs", "adds ±inf and NaN inputs (GELU(-inf) = NaN), other "
+                  "and negative dims, size-1 dimensions", "the same semantics at their edges"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements", "1-D 2^20, 2^24 and 2^27 elements",
+                  "a subset spanning upstream's range; below 2^20 elements the time is launch overhead"),
+    ),
     flops=input_flops(9),
 )

@@ -1,0 +1,296 @@
+"""Accumulation bounds (Tolerance(scale="bound")) admit every honest summation order and reject real bugs.
+
+For each task whose tolerance is an accumulation bound, the task's output is recomputed from its own stage-1 and
+stage-2 inputs the way a kernel would (fp32 elementwise steps, fp32 or float64 accumulation), with the sums
+taken in orders a correct kernel may use:
+- sequential: one running sum from the first term to the last (numpy's float32 cumsum is sequential);
+- blocked: a split reduction — P programs each own a contiguous chunk, 128 lanes per program sum a strided
+  subset sequentially, a tree combines the lanes, the P partials are added in order;
+- pairwise: a binary tree over the terms;
+- atomics: the terms in a random order, blocks of 256 summed by a tree, the block partials added one by one in
+  a random order (what atomic_add onto one output does), over several seeds;
+- welford (std, batch_norm): per-lane Welford updates merged by Chan's formula.
+Every such output must be judged correct: failures over all trials must stay within FALSE_FAILURE_RATE.
+The same recomputation with the sums accumulated in bf16 or fp16, or with one block of terms dropped, must be
+judged incorrect on at least one case of each task (for a one-pass E[x²] − E[x]² variance too).
+Runs on one core in well under a minute.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from kernelbenchx.dataset.cases import build_cases, run_reference
+from kernelbenchx.dataset.registry import all_tasks
+
+FALSE_FAILURE_RATE = 1e-3  # stated: at most one honest recomputation in a thousand may fail
+STAGE2_SEEDS = (11, 12)
+ATOMIC_SEEDS = (0, 1, 2)
+LANES, PROGRAMS, ATOMIC_BLOCK = 128, 8, 256
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Summation orders over the last axis of a tensor (its dtype is the accumulation dtype).
+
+
+def seq_last(t: torch.Tensor) -> torch.Tensor:
+    if t.shape[-1] == 0:
+        return t.sum(-1)
+    return torch.from_numpy(np.cumsum(t.numpy(), axis=-1)[..., -1].copy()).to(t.dtype)
+
+
+def pairwise_last(t: torch.Tensor) -> torch.Tensor:
+    if t.shape[-1] == 0:
+        return t.sum(-1)
+    while t.shape[-1] > 1:
+        n, half = t.shape[-1], t.shape[-1] // 2
+        head = t[..., :half] + t[..., half:2 * half]
+        t = torch.cat([head, t[..., 2 * half:]], -1) if n % 2 else head
+    return t[..., 0]
+
+
+def blocked_last(t: torch.Tensor) -> torch.Tensor:
+    n = t.shape[-1]
+    programs = max(1, min(PROGRAMS, n // (4 * LANES)))
+    steps = max(1, math.ceil(n / (programs * LANES)))
+    if programs * steps * LANES > n:
+        t = torch.cat([t, t.new_zeros(*t.shape[:-1], programs * steps * LANES - n)], -1)
+    t = t.reshape(*t.shape[:-1], programs, steps, LANES)
+    lanes = seq_last(t.transpose(-1, -2))  # (..., programs, LANES): each lane runs down its steps
+    return seq_last(pairwise_last(lanes))
+
+
+def atomic_last(t: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
+    n = t.shape[-1]
+    t = t.index_select(-1, torch.randperm(n, generator=gen))
+    blocks = max(1, math.ceil(n / ATOMIC_BLOCK))
+    if blocks * ATOMIC_BLOCK > n:
+        t = torch.cat([t, t.new_zeros(*t.shape[:-1], blocks * ATOMIC_BLOCK - n)], -1)
+    partial = pairwise_last(t.reshape(*t.shape[:-1], blocks, ATOMIC_BLOCK))
+    return seq_last(partial.index_select(-1, torch.randperm(blocks, generator=gen)))
+
+
+def lowp_last(dtype: torch.dtype):
+    def total(t: torch.Tensor) -> torch.Tensor:
+        return pairwise_last(t.to(dtype)).to(t.dtype)
+    return total
+
+
+def dropped_last(t: torch.Tensor) -> torch.Tensor:
+    """A block of terms lost (an off-by-one in a loop bound or grid): the last ⌈n/16⌉ (at most 256) terms."""
+    n = t.shape[-1]
+    drop = min(ATOMIC_BLOCK, max(1, math.ceil(n / 16))) if n else 0
+    return pairwise_last(t[..., :n - drop])
+
+
+class Summer:
+    """sum(t, dims, keepdim) in one order; t's dtype is the accumulation dtype."""
+
+    def __init__(self, last, acc: torch.dtype = torch.float32):
+        self.last, self.acc = last, acc
+
+    def __call__(self, t: torch.Tensor, dims=None, keepdim: bool = False) -> torch.Tensor:
+        t = t.to(self.acc)
+        nd = t.dim()
+        dims = tuple(range(nd)) if dims is None else tuple(sorted({d % max(nd, 1) for d in (
+            (dims,) if isinstance(dims, int) else dims)})) if nd else ()
+        kept = [d for d in range(nd) if d not in dims]
+        moved = t.permute(*kept, *dims).contiguous().reshape(*[t.shape[d] for d in kept], -1) if nd else t.reshape(1)
+        out = self.last(moved)
+        if keepdim:
+            out = out.reshape([1 if d in dims else t.shape[d] for d in range(nd)])
+        return out
+
+    def with_acc(self, acc: torch.dtype) -> "Summer":
+        return Summer(self.last, acc)
+
+
+def honest_orders():
+    orders = {"sequential": seq_last, "blocked": blocked_last, "pairwise": pairwise_last}
+    for s in ATOMIC_SEEDS:
+        gen = torch.Generator().manual_seed(s)
+        orders[f"atomics{s}"] = (lambda g: lambda t: atomic_last(t, g))(gen)
+    return orders
+
+
+BROKEN = {"bf16": lowp_last(torch.bfloat16), "fp16": lowp_last(torch.float16), "dropped_block": dropped_last}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Recomputations of each task's compared outputs (the return value, plus the final values of in-place arguments)
+# with a given Summer S. `variant` selects algorithm choices ("welford", "onepass") where the task has several.
+
+
+def bind(fn, call):
+    import inspect
+    bound = inspect.signature(fn).bind(*call.args, **call.kwargs)
+    bound.apply_defaults()
+    return bound.arguments
+
+
+def n_of(x, dims):
+    dims = range(x.dim()) if dims is None else ((dims,) if isinstance(dims, int) else dims)
+    return math.prod(x.shape[d] for d in dims) if x.dim() else 1
+
+
+def sim_sum(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    x, dim, keepdim, dtype = a["input"], a["dim"], a["keepdim"], a["dtype"]
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    out = S.with_acc(acc)(x.to(dtype or x.dtype), dim, keepdim)
+    return out.to(dtype or x.dtype)
+
+
+def sim_mean(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    x, dim, keepdim, dtype = a["input"], a["dim"], a["keepdim"], a["dtype"]
+    acc = torch.float64 if dtype == torch.float64 else torch.float32
+    n = n_of(x, dim)
+    out = S.with_acc(acc)(x.to(dtype or x.dtype), dim, keepdim) / n if n else torch.full(
+        run_reference(task, call).shape, math.nan, dtype=acc)
+    return out.to(dtype or x.dtype)
+
+
+def welford_stats(x: torch.Tensor, S: Summer, dims, keepdim):
+    """(n, mean, M2) by 128-lane Welford merged with Chan's formula (lanes merged pairwise)."""
+    nd = x.dim()
+    dims_t = tuple(range(nd)) if dims is None else tuple(sorted({d % max(nd, 1) for d in (
+        (dims,) if isinstance(dims, int) else dims)}))
+    kept = [d for d in range(nd) if d not in dims_t]
+    t = x.permute(*kept, *dims_t).reshape(*[x.shape[d] for d in kept], -1).float()
+    n = t.shape[-1]
+    steps = max(1, math.ceil(n / LANES))
+    valid = F.pad(torch.ones(n), (0, steps * LANES - n)).reshape(steps, LANES)
+    t = F.pad(t, (0, steps * LANES - n)).reshape(*t.shape[:-1], steps, LANES)
+    cnt = torch.zeros(LANES)
+    mean = torch.zeros(*t.shape[:-2], LANES)
+    m2 = torch.zeros_like(mean)
+    for k in range(steps):
+        v, ok = t[..., k, :], valid[k]
+        cnt = cnt + ok
+        delta = v - mean
+        mean = torch.where(ok > 0, mean + delta / cnt.clamp_min(1), mean)
+        m2 = torch.where(ok > 0, m2 + delta * (v - mean), m2)
+    cnt = cnt.expand_as(mean).clone()
+    while mean.shape[-1] > 1:
+        h = mean.shape[-1] // 2
+        na, nb, ma, mb, qa, qb = cnt[..., :h], cnt[..., h:], mean[..., :h], mean[..., h:], m2[..., :h], m2[..., h:]
+        nab = na + nb
+        delta = mb - ma
+        frac = torch.where(nab > 0, nb / nab.clamp_min(1), torch.zeros_like(nab))
+        mean = ma + delta * frac
+        m2 = qa + qb + delta * delta * na * frac
+        cnt = nab
+    mean, m2 = mean[..., 0], m2[..., 0]
+    if keepdim:
+        shape = [1 if d in dims_t else x.shape[d] for d in range(nd)]
+        mean, m2 = mean.reshape(shape), m2.reshape(shape)
+    return n, mean, m2
+
+
+def moments(x, S, dims, keepdim, variant):
+    """(n, mean, M2) of x over dims, kept dims as size 1 when keepdim: two-pass by default."""
+    n = n_of(x, dims)
+    if variant == "welford":
+        return welford_stats(x, S, dims, keepdim)
+    x = x.float()
+    if variant == "onepass":
+        s1, s2 = S(x, dims, keepdim), S(x * x, dims, keepdim)
+        mean = s1 / max(n, 1)
+        return n, mean, s2 - s1 * mean
+    mean_k = S(x, dims, True) / max(n, 1)
+    d = x - mean_k
+    m2 = S(d * d, dims, keepdim)
+    return n, (mean_k if keepdim else S(x, dims, False) / max(n, 1)), m2
+
+
+def sim_std(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    x, dim, correction, keepdim = a["input"], a["dim"], a["correction"], a["keepdim"]
+    n, _, m2 = moments(x, S, dim, keepdim, variant)
+    dof = max(n - correction, 0)
+    var = m2 / dof if dof else m2 / 0.0
+    return var.clamp_min(0).sqrt().float() if dof else var.sqrt().float()
+
+
+SIMULATORS = {
+    "Reduce/sum": (sim_sum, ()),
+    "Reduce/mean": (sim_mean, ()),
+    "Reduce/std": (sim_std, ("welford",)),
+}
+BROKEN_VARIANTS = {"Reduce/std": ("onepass",)}
+
+
+# Categories whose bound tasks must all be simulated here (other categories may add theirs to SIMULATORS).
+CATEGORIES = ("Reduce", "Loss", "Normalization", "Optimizer", "Pooling")
+
+
+def bound_tasks():
+    return [t for t, task in all_tasks().items()
+            if task.contract.tolerance.scale == "bound" and task.category in CATEGORIES]
+
+
+def cases_of(task):
+    cases = build_cases(task, None)
+    for seed in STAGE2_SEEDS:
+        cases += build_cases(task, seed)
+    return cases
+
+
+def test_every_bound_task_has_a_simulator():
+    missing = [t for t in bound_tasks() if t not in SIMULATORS]
+    assert not missing, f"no summation-order simulation for {missing}"
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    """Measured on one core (the budget is stated for one); restores the previous setting."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("task_id", sorted(SIMULATORS))
+def test_honest_orders_pass_and_bugs_fail(task_id):
+    task = all_tasks()[task_id]
+    assert task.contract.tolerance.scale == "bound"
+    simulate, variants = SIMULATORS[task_id]
+    honest = [(name, Summer(last), None) for name, last in honest_orders().items()]
+    honest += [(v, Summer(pairwise_last), v) for v in variants]
+    broken = [(name, Summer(last), None) for name, last in BROKEN.items()]
+    broken += [(v, Summer(pairwise_last), v) for v in BROKEN_VARIANTS.get(task_id, ())]
+    trials, failures = 0, []
+    caught = {name: [] for name, _, _ in broken}
+    with torch.no_grad():
+        for case, call in cases_of(task):
+            expected = run_reference(task, call)
+            bound = task.error_bound(call)
+            for name, summer, variant in honest:
+                out = simulate(task, call, summer, variant)
+                reason = task.judge(call, out, expected, bound=to_double(bound))
+                trials += 1
+                if reason:
+                    failures.append(f"{case} [{name}]: {reason}")
+            for name, summer, variant in broken:
+                if caught[name]:
+                    continue
+                out = simulate(task, call, summer, variant)
+                if task.judge(call, out, expected, bound=to_double(bound)):
+                    caught[name].append(case)
+    assert len(failures) <= FALSE_FAILURE_RATE * trials, "\n".join(failures[:10])
+    missed = [name for name, cases in caught.items() if not cases]
+    assert not missed, f"{task_id}: {missed} pass every case"
+
+
+def to_double(bound):
+    if isinstance(bound, torch.Tensor):
+        return bound.detach().double()
+    if isinstance(bound, (tuple, list)):
+        return type(bound)(to_double(b) for b in bound)
+    return bound
