@@ -3,6 +3,7 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
 
 
@@ -34,6 +35,8 @@ def fixed_cases(gen):
     yield "int64_true_division", Call([torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([[7], [-8]])], 2)
     yield "int64_floor", Call([torch.tensor([7, -7, 9]), torch.tensor([-9, 0])],
                               torch.tensor([2, 2, -2, -2, 3]), rounding_mode="floor")
+    yield "int64_beyond_int32_trunc", Call([torch.tensor([2 ** 40 + 3, -(2 ** 35) - 1]), torch.tensor([2 ** 33 + 5])],
+                                           7, rounding_mode="trunc")
 
 
 def random_cases(gen, mode):
@@ -48,7 +51,7 @@ def random_cases(gen, mode):
 
 def perf_cases(gen):
     yield "vectors_2x2^20", Call([sample((1 << 20,), gen), sample((1 << 20,), gen)], 2.0)
-    yield "vectors_2x2^26", Call([sample((1 << 26,), gen), sample((1 << 26,), gen)], 2.0)
+    yield "vectors_2x2^27", Call([sample((1 << 27,), gen), sample((1 << 27,), gen)], 2.0)
     yield "matrices_8192x4096_row", Call([sample((8192, 2048), gen), sample((8192, 1024), gen),
                                           sample((8192, 1024), gen)], nonzero((4096,), gen))
     yield "matrices_8192x4096_floor", Call([sample((8192, 2048), gen) * 8, sample((8192, 2048), gen) * 8],
@@ -82,4 +85,12 @@ TASK = Task(
                       notes="'floor' must follow the fmod-based rule above: floor(a / b) differs from it for about "
                             "one element in 10⁶ and is then off by 1."),
     flops=elementwise_flops(1),
+    choices={"rounding_mode": (None, "trunc", "floor")},
+    deviations=(
+        Deviation(Kind.PERF, "16 sizes, two 1-D tensors of 2^12 … 2^27 elements divided by the scalar 2.0",
+                  "two 1-D tensors of 2^20 and of 2^27 elements by 2.0, and 8192-row matrices stacked from 2–3 "
+                  "blocks with a row divisor (true division) and a column divisor (floor division)",
+                  "two of upstream's sizes plus 2-D stacking with tensor divisors and a rounding mode, which the "
+                  "1-D scalar cases never time"),
+    ),
 )
