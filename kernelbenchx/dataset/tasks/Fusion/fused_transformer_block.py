@@ -5,7 +5,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -74,10 +76,29 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight1, weight2, residual float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="Both matrix products may use TF32 with fp32 accumulation; softmax and LayerNorm "
                             "statistics in fp32. dropout_p is always 0.0 (deterministic)."),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.SATISFIABLE, "two of three fixed cases and every perf call use the default dropout_p = 0.1 "
+                  "(training-mode dropout), compared with torch's own random stream",
+                  "every call passes dropout_p = 0.0, so the block is deterministic",
+                  "a kernel cannot reproduce torch's dropout random numbers; with p = 0 the rest of the block is "
+                  "judged exactly as upstream defines it", in_prompt=True),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "rtol 1e-2, atol 1e-2·RMS(out), and relative RMS error ≤ 1e-3: TF32 products pass, bf16 fail",
+                  "both products are matrix products; kbx admits TF32 tensor cores for fp32 products across its "
+                  "matmul-class tasks, and the relative RMS bound still rejects lower operand precision"),
+        Deviation(Kind.COVERAGE, "3-D inputs with the full residual shape, batch 2 × 16 × 64 → 128 → 64 random",
+                  "adds 2-D inputs, residuals broadcast from (D_out,) and (1, D_out), a large eps, peaked "
+                  "softmaxes and constant rows (zero variance before the LayerNorm)",
+                  "the broadcasting and the LayerNorm's edge cases are part of the function"),
+        Deviation(Kind.PERF, "5 sizes, 8 × 128 rows, D_in = 2^8 … 2^12, D_k = 4·D_in, D_out = D_in, dropout 0.1",
+                  "D_in = 256, 1024 and 4096 with dropout_p = 0.0",
+                  "a subset spanning small to largest; dropout off as in the correctness cases"),
+    ),
 )
