@@ -3,7 +3,8 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample, tensor_bytes
 
 
 def reference(input: torch.Tensor, dim: int, index: torch.Tensor, mask: torch.Tensor, value: float) -> torch.Tensor:
@@ -21,6 +22,10 @@ def fixed_cases(gen):
                                             randbool((4, 1, 2), gen), float("-inf"))
     yield "nan_fill_middle_dim", Call(sample((3, 10, 4), gen), 1, randint((3, 12, 4), gen, 0, 10),
                                       randbool((3, 12, 4), gen), float("nan"))
+    yield "empty_index", Call(sample((4, 5), gen), 0, torch.zeros(0, 5, dtype=torch.int64),
+                              torch.zeros(0, 5, dtype=torch.bool), 1.0)
+    yield "int64_beyond_int32", Call(torch.tensor([[2 ** 40 + 1, -(2 ** 35)], [7, 2 ** 33]]), 0,
+                                     torch.tensor([[1, 0], [0, 1]]), torch.tensor([False, True]), 2 ** 34 + 3)
 
 
 def random_cases(gen, mode):
@@ -33,10 +38,9 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "rows_1024x1024", Call(sample((1024, 1024), gen), 0, randint((1024, 1024), gen, 0, 1024),
-                                 randbool((1024, 1024), gen), 0.5)
-    yield "rows_4096x1024", Call(sample((4096, 1024), gen), 0, randint((4096, 1024), gen, 0, 4096),
-                                 randbool((4096, 1024), gen), 0.5)
+    for rows in (32, 1024, 4096):
+        yield f"rows_{rows}x1024", Call(sample((rows, 1024), gen), 0, randint((rows, 1024), gen, 0, rows),
+                                        randbool((rows, 1024), gen), 0.5)
     yield "cols_16384x4096", Call(sample((16384, 4096), gen), 1, randint((16384, 4096), gen, 0, 4096),
                                   randbool((16384, 4096), gen), 0.5)
 
@@ -63,4 +67,11 @@ TASK = Task(
                       tolerance=Tolerance(rtol=0.0, atol=0.0),
                       notes="Pure data movement: values must be copied exactly."),
     flops=lambda call, out: 0.0,
+    bytes=lambda call, out: tensor_bytes(call.args[2]) + tensor_bytes(call.args[3]) + 2.0 * tensor_bytes(out),
+    deviations=(
+        Deviation(Kind.PERF, "8 sizes, (n, 1024) float32 with n = 32 … 4096, gathered along dim 0 with a full-size "
+                  "mask, value 0.5", "n = 32, 1024 and 4096 of those, plus a dim-1 gather of 16384×4096",
+                  "three of upstream's sizes; its largest moves only 64 MB, so a 1 GB gather along the last dim "
+                  "is added to time the bandwidth-bound regime"),
+    ),
 )
