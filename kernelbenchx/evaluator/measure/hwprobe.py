@@ -6,7 +6,9 @@ from dataclasses import asdict
 
 import torch
 
-from kernelbenchx.evaluator import roofline, timing
+from kernelbenchx.errors import DeviceError
+from kernelbenchx.evaluator.measure import protocol as timing
+from kernelbenchx.evaluator.measure import roofline
 
 
 def timed_ms(fn, reps: int = 30) -> float:
@@ -23,7 +25,7 @@ def copy_bandwidth(n: int = 1 << 28) -> float:
 
 def probe() -> dict:
     if not torch.cuda.is_available():
-        raise RuntimeError("kbx hw probe needs a CUDA GPU")
+        raise DeviceError("kbx hw probe needs a CUDA GPU")
     name = torch.cuda.get_device_name(0)
     result = {"gpu": name, "copy_gbs": copy_bandwidth()}
     size = 8192

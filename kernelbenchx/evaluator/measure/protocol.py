@@ -130,10 +130,13 @@ def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protoc
     return False
 
 
-def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]],
-              protocol: Protocol) -> tuple[dict, list[Any]]:
+def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
+              wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None) -> tuple[dict, list[Any]]:
     """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
-    last timed call (re-checked by the caller)."""
+    last timed call (re-checked by the caller). `wrap` (the candidate's observer) wraps every call the
+    protocol makes: warm-ups, graph captures and eager timed calls."""
+    if wrap is not None:
+        fn = wrap(fn)
     flush = L2Flusher()
     slow = warm_up(fn, input_sets, protocol)
     graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None

@@ -1,12 +1,15 @@
-"""Runtime guards installed in the candidate process before candidate code is imported.
+"""What the candidate process watches while candidate code runs. It records raw facts; the parent judges.
 
-- ``LaunchCounter``: counts Triton kernel launches (JIT, autotuned and interpreted kernels alike).
-- ``OpRecorder``: records the PyTorch operators that run outside Triton launches; allocation, views and
-  copies are fine, compute is not (unless the task's contract allows it).
-- ``install_audit_hook``: an irremovable audit hook that blocks process creation, sockets, native loading and
-  file writes outside the work directory when they are requested from candidate code.
-- ``block_imports``: candidate code cannot import kbx's own reference code.
-- ``symbol_snapshot``: identities of the timing and synchronization functions, compared later.
+- ``LaunchCounter``: counts Triton launches (JIT, autotuned and interpreted kernels alike) by wrapping the
+  `run` method every launch goes through. Triton's own work inside `run` is not candidate compute, so the
+  recorder is paused there — but a grid given as a callable is candidate code, so it runs observed.
+- ``OpRecorder``: every aten operator (overload packet) that runs during a call, with its count. Which of
+  them count as compute is the parent's decision (parent/observations.py).
+- ``intact``: after each call, whether the recorder was still the innermost dispatch mode and the launch
+  counter still wrapped Triton; anything else means candidate code reached the observation layer.
+- ``thread_count``: the process's threads (/proc/self/task), before and after each call (new threads are
+  refused by seccomp as well).
+- ``install_audit_hook`` / ``block_imports``: in-process guards kept as a second layer below the OS one.
 """
 
 from __future__ import annotations
@@ -14,65 +17,18 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
-# aten overload packets that never compute results: allocation, views, copies, metadata.
-HARMLESS_OPS = frozenset({
-    "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "zeros", "zeros_like", "ones",
-    "ones_like", "full", "full_like", "new_zeros", "new_ones", "new_full", "fill_", "zero_", "scalar_tensor",
-    "view", "_unsafe_view", "reshape", "_reshape_alias", "as_strided", "expand", "permute", "transpose", "t",
-    "squeeze", "unsqueeze", "select", "slice", "narrow", "split", "split_with_sizes", "unbind", "chunk",
-    "flatten", "unflatten", "alias", "detach", "lift_fresh", "view_as_real", "view_as_complex",
-    "movedim", "diagonal", "unfold", "expand_as", "view_as", "contiguous", "clone", "copy_", "_to_copy",
-    "to", "_copy_from", "_copy_from_and_resize", "resize_", "set_", "is_same_size", "_local_scalar_dense",
-    "item", "size", "stride", "sym_size", "sym_stride", "numel", "dim", "is_contiguous", "arange", "tensor",
-    "lift_fresh_copy", "_has_compatible_shallow_copy_type", "record_stream", "is_nonzero", "equal",
-    "_conj", "conj", "resolve_conj", "resolve_neg", "_neg_view", "real", "imag", "randperm",
-    "cat", "stack",  # pure copies, like clone/copy_ above (which can already assemble any concatenation)
-})
 SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
                 "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",
                 "torch.Tensor.copy_", "torch.equal", "time.perf_counter")
 
 
-class LaunchCounter:
-    """Wraps the `run` methods Triton uses for every launch; counts only while enabled."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.local = threading.local()
-
-    def install(self) -> None:
-        from triton.runtime import autotuner, jit
-
-        classes = [jit.JITFunction]
-        try:
-            from triton.runtime.interpreter import InterpretedFunction
-            classes.append(InterpretedFunction)
-        except ImportError:
-            pass
-        for cls in classes:
-            self.wrap(cls)
-        self.autotuner = autotuner
-
-    def wrap(self, cls: type) -> None:
-        original = cls.run
-        counter = self
-
-        def run(fn_self, *args: Any, **kwargs: Any) -> Any:
-            counter.count += 1
-            with _disable_current_modes():  # Triton's own tensor handling is not candidate compute
-                return original(fn_self, *args, **kwargs)
-
-        run.__wrapped__ = original
-        cls.run = run
-
-
 class OpRecorder(TorchDispatchMode):
-    """Records aten overload packets executed while active."""
+    """Counts aten overload packets executed while active."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -83,8 +39,67 @@ class OpRecorder(TorchDispatchMode):
         self.ops[name] = self.ops.get(name, 0) + 1
         return func(*args, **(kwargs or {}))
 
-    def compute_ops(self, allowed: frozenset[str]) -> list[str]:
-        return sorted(op for op in self.ops if op not in HARMLESS_OPS and op not in allowed)
+
+class LaunchCounter:
+    """Wraps the `run` methods Triton uses for every launch; counts launches and keeps grid callables observed."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.recorder: OpRecorder | None = None  # the recorder of the call in progress
+        self.wrapped: dict[type, Callable] = {}
+
+    def install(self) -> None:
+        from triton.runtime import jit
+
+        classes: list[type] = [jit.JITFunction]
+        try:
+            from triton.runtime.interpreter import InterpretedFunction
+            classes.append(InterpretedFunction)
+        except ImportError:
+            pass
+        for cls in classes:
+            self.wrap(cls)
+
+    def wrap(self, cls: type) -> None:
+        original = cls.run
+        counter = self
+
+        def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
+            counter.count += 1
+            grid = kwargs.get("grid")
+            if callable(grid) and counter.recorder is not None:
+                kwargs["grid"] = counter.observed(grid)
+            with _disable_current_modes():  # Triton's own tensor handling is not candidate compute
+                return original(fn_self, *args, **kwargs)
+
+        run.__wrapped__ = original
+        cls.run = run
+        self.wrapped[cls] = run
+
+    def observed(self, fn: Callable) -> Callable:
+        recorder = self.recorder
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with recorder:
+                return fn(*args, **kwargs)
+
+        return call
+
+    def installed(self) -> bool:
+        return all(cls.run is run for cls, run in self.wrapped.items())
+
+
+def recorder_innermost(recorder: OpRecorder) -> bool:
+    """Whether `recorder` is the innermost active dispatch mode (nothing pushed above it, nothing popped)."""
+    depth = torch._C._len_torch_dispatch_stack()
+    return depth > 0 and torch._C._get_dispatch_stack_at(depth - 1) is recorder
+
+
+def thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
 
 
 def caller_is_candidate(candidate_file: str) -> bool:
@@ -108,7 +123,7 @@ BLOCKED_EVENTS = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spa
 
 
 def install_audit_hook(candidate_file: str, workdir: str) -> None:
-    """Block dangerous events raised from candidate code. The hook cannot be removed once added."""
+    """Refuse dangerous events raised from candidate code (irremovable once added)."""
     workdir = os.path.realpath(workdir)
 
     def hook(event: str, args: tuple) -> None:
@@ -123,7 +138,7 @@ def install_audit_hook(candidate_file: str, workdir: str) -> None:
 
 
 class ReferenceBlocker:
-    """A meta-path finder that refuses kbx's own modules (the references among them) to candidate code."""
+    """A meta-path finder that refuses kbx's own modules to candidate code."""
 
     def __init__(self, candidate_file: str) -> None:
         self.candidate_file = candidate_file
@@ -135,8 +150,7 @@ class ReferenceBlocker:
 
 
 def block_imports(candidate_file: str) -> None:
-    """Forget kbx's modules (so an import must go through the finder) and install the blocker. The harness
-    keeps its own references to what it already imported."""
+    """Forget kbx's modules (so an import must go through the finder) and install the blocker."""
     for name in list(sys.modules):
         if name == "kernelbenchx" or name.startswith("kernelbenchx."):
             del sys.modules[name]
@@ -166,10 +180,3 @@ def symbol_snapshot(extra: dict[str, Any] | None = None) -> dict[str, int]:
 def changed_symbols(before: dict[str, int], extra: dict[str, Any] | None = None) -> list[str]:
     after = symbol_snapshot(extra)
     return sorted(k for k in before if after.get(k) != before[k])
-
-
-def thread_count() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return threading.active_count()

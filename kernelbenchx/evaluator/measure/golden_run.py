@@ -10,16 +10,20 @@ from typing import Callable
 import torch
 
 from kernelbenchx.dataset.registry import all_tasks
-from kernelbenchx.evaluator import environment, timing
-from kernelbenchx.evaluator.golden import golden_path
-from kernelbenchx.evaluator.measure import perf_case_count
-from kernelbenchx.evaluator.run import TrustedServer, derive_seed
+from kernelbenchx.errors import DeviceError
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import environment
+from kernelbenchx.evaluator.measure import protocol as timing
+from kernelbenchx.evaluator.measure.golden import golden_path
+from kernelbenchx.evaluator.measure.perf_stage import perf_case_count
+from kernelbenchx.evaluator.parent.references import TrustedServer
+from kernelbenchx.evaluator.parent.run import derive_seed
 
 
 def measure_golden(target: str, out: Path | None, baselines: tuple[str, ...], task_ids: list[str] | None,
                    progress: Callable[[str], None] = print) -> Path:
     if not torch.cuda.is_available():
-        raise RuntimeError("kbx golden needs a CUDA GPU")
+        raise DeviceError("kbx golden needs a CUDA GPU", hint="run it on the GPU machine of the target")
     protocol = timing.Protocol()
     server = TrustedServer("cuda", 0)
     tasks = [all_tasks()[t] for t in task_ids] if task_ids else list(all_tasks().values())
@@ -41,19 +45,20 @@ def measure_golden(target: str, out: Path | None, baselines: tuple[str, ...], ta
 
 def measure_case(server: TrustedServer, task, index: int, baselines: tuple[str, ...],
                  protocol: timing.Protocol) -> dict:
-    request = {"task_id": task.id, "case": index, "cost": True, "positions_seed": 0, "recheck_seed": None,
-               "seeds": [derive_seed("golden", task.id, index, k) for k in range(protocol.input_sets)],
-               "protocol": asdict(protocol)}
+    seeds = tuple(derive_seed("golden", task.id, index, k) for k in range(protocol.input_sets))
     row: dict = {"case": index, "name": "", "eager_ms": None, "compile_ms": None}
     for name in baselines:
-        reply = server.call({**request, "op": "baseline", "baseline": name}, timeout=900)
-        if not reply.get("ok"):
-            row["error"] = f"{name}: {reply.get('error', {}).get('message', '?')}"[:300]
+        request = m.TimeCase(task.id, index, seeds, 0, derive_seed("golden-recheck", task.id, index),
+                             asdict(protocol), baseline=name, tf32=task.contract.tf32)
+        reply = server.call(request, timeout=900)
+        if not isinstance(reply, m.PerfReport):
+            message = reply.error.message if isinstance(reply, m.Failed) else type(reply).__name__
+            row["error"] = f"{name}: {message}"[:300]
             continue
-        row[f"{name}_ms"] = reply["timing"]["median_ms"]
+        row[f"{name}_ms"] = reply.timing["median_ms"]
         if name == "eager":
-            row["rel_ci95"] = reply["timing"]["rel_ci95"]
-            row["name"] = reply.get("name", "")
-            if reply.get("cost"):
-                row["flops"], row["bytes"] = reply["cost"]["flops"], reply["cost"]["bytes"]
+            row["rel_ci95"] = reply.timing["rel_ci95"]
+            row["name"] = reply.name
+            if reply.cost:
+                row["flops"], row["bytes"] = reply.cost["flops"], reply.cost["bytes"]
     return row

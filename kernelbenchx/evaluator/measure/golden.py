@@ -10,7 +10,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parents[2] / "golden"
 
 
 def golden_path(target: str) -> Path:

@@ -13,14 +13,15 @@ from pathlib import Path
 from typing import Iterator
 
 from kernelbenchx.dataset.registry import UnknownTask, by_stem, get_task, normalize_id
+from kernelbenchx.errors import SubmissionError
+from kernelbenchx.evaluator.reasons import Reason
+from kernelbenchx.evaluator.result import CandidateInfo
 
 FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.DOTALL)
 CHAT_TOKENS = ("<|im_end|>", "<|EOT|>", "<|endoftext|>")
 SEPARATOR = "#" * 146  # upstream's reference/test separator: only the part above it is a submission
 
 
-class SubmissionError(Exception):
-    """The submission as a whole cannot be read (missing file, unreadable folder)."""
 
 
 @dataclass(frozen=True)
@@ -34,27 +35,33 @@ class Candidate:
     round: int | None = None
 
     @property
-    def key(self) -> str:
-        """Identity used by --resume: the same line of the same submission with the same code."""
-        digest = hashlib.sha256(self.code.encode()).hexdigest()[:16]
-        return f"{self.source}|{self.task_id}|{self.sample_id}|{digest}"
+    def code_sha256(self) -> str:
+        return hashlib.sha256(self.code.encode()).hexdigest()
 
-    def to_json(self) -> dict:
-        return {"task_id": self.task_id, "sample_id": self.sample_id, "model": self.model, "method": self.method,
-                "round": self.round, "source": self.source,
-                "code_sha256": hashlib.sha256(self.code.encode()).hexdigest()}
+    @property
+    def key(self) -> str:
+        """Identity used by --resume and verification: task, sample and code, not where the line came from
+        (renaming the submission file keeps its records)."""
+        return f"{self.task_id}|{self.sample_id}|{self.model or ''}|{self.method or ''}|{self.code_sha256[:32]}"
+
+    def info(self) -> CandidateInfo:
+        return CandidateInfo(self.task_id, self.source, self.code_sha256, self.sample_id, self.model, self.method,
+                             self.round)
 
 
 @dataclass(frozen=True)
 class InputProblem:
     source: str
-    code: str  # reason code: malformed_json, unknown_task, empty_code, not_utf8, missing_field, bad_field
+    reason: Reason  # an input_error reason: malformed_json, unknown_task, empty_code, not_utf8, ...
     message: str
     task_id: str | None = None
 
     @property
     def key(self) -> str:
-        return f"{self.source}|input_error"
+        return f"input_error|{self.source}"
+
+    def info(self) -> CandidateInfo:
+        return CandidateInfo(self.task_id, self.source, None)
 
 
 def strip_fences(text: str) -> str:
@@ -104,36 +111,36 @@ def parse_line(line: bytes, source: str) -> Candidate | InputProblem:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return InputProblem(source, "not_utf8", f"line is not valid UTF-8 (byte {exc.start})")
+        return InputProblem(source, Reason.NOT_UTF8, f"line is not valid UTF-8 (byte {exc.start})")
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
-        return InputProblem(source, "malformed_json", f"malformed JSON: {exc.msg} at column {exc.colno}")
+        return InputProblem(source, Reason.MALFORMED_JSON, f"malformed JSON: {exc.msg} at column {exc.colno}")
     if not isinstance(obj, dict):
-        return InputProblem(source, "malformed_json", f"expected a JSON object, got {type(obj).__name__}")
+        return InputProblem(source, Reason.MALFORMED_JSON, f"expected a JSON object, got {type(obj).__name__}")
     raw_id = obj.get("task_id") or obj.get("file")
     raw_code = obj.get("code") if "code" in obj else obj.get("predict")
     if not isinstance(raw_id, str) or not raw_id.strip():
-        return InputProblem(source, "missing_field", "no task id: give 'task_id' (or upstream 'file')")
+        return InputProblem(source, Reason.MISSING_FIELD, "no task id: give 'task_id' (or upstream 'file')")
     if not isinstance(raw_code, str):
-        return InputProblem(source, "missing_field", "no code: give 'code' (or upstream 'predict') as a string",
+        return InputProblem(source, Reason.MISSING_FIELD, "no code: give 'code' (or upstream 'predict') as a string",
                             raw_id)
     task_id = resolve_task_id(raw_id)
     if isinstance(task_id, InputProblem):
-        return InputProblem(source, task_id.code, task_id.message, raw_id)
+        return InputProblem(source, task_id.reason, task_id.message, raw_id)
     code = strip_fences(raw_code)
     if not code.strip():
-        return InputProblem(source, "empty_code", "code is empty (after removing markdown fences)", task_id)
+        return InputProblem(source, Reason.EMPTY_CODE, "code is empty (after removing markdown fences)", task_id)
     sample_id = obj.get("sample_id", -1)
     if not isinstance(sample_id, int) or isinstance(sample_id, bool):
-        return InputProblem(source, "bad_field", "sample_id must be an integer", task_id)
+        return InputProblem(source, Reason.BAD_FIELD, "sample_id must be an integer", task_id)
     round_ = obj.get("round")
     if round_ is not None and (not isinstance(round_, int) or isinstance(round_, bool)):
-        return InputProblem(source, "bad_field", "round must be an integer", task_id)
+        return InputProblem(source, Reason.BAD_FIELD, "round must be an integer", task_id)
     model, method = obj.get("model"), obj.get("method")
     for field_name, value in (("model", model), ("method", method)):
         if value is not None and not isinstance(value, str):
-            return InputProblem(source, "bad_field", f"{field_name} must be a string", task_id)
+            return InputProblem(source, Reason.BAD_FIELD, f"{field_name} must be a string", task_id)
     return Candidate(task_id, code, source, sample_id, model, method, round_)
 
 
@@ -144,21 +151,21 @@ def resolve_task_id(raw_id: str) -> str | InputProblem:
         stem_match = by_stem(normalize_id(raw_id).split("/")[-1]) if "/" not in normalize_id(raw_id) else None
         if stem_match is not None:
             return stem_match.id
-        return InputProblem("", "unknown_task", str(exc))
+        return InputProblem("", Reason.UNKNOWN_TASK, str(exc))
 
 
 def read_py_file(path: Path, source: str) -> Iterator[Candidate | InputProblem]:
     task = by_stem(path.stem)
     if task is None:
-        yield InputProblem(source, "unknown_task", f"no task has stem {path.stem!r} (file {path.name})")
+        yield InputProblem(source, Reason.UNKNOWN_TASK, f"no task has stem {path.stem!r} (file {path.name})")
         return
     try:
         code = strip_fences(path.read_bytes().decode("utf-8"))
     except UnicodeDecodeError as exc:
-        yield InputProblem(source, "not_utf8", f"file is not valid UTF-8 (byte {exc.start})", task.id)
+        yield InputProblem(source, Reason.NOT_UTF8, f"file is not valid UTF-8 (byte {exc.start})", task.id)
         return
     if not code.strip():
-        yield InputProblem(source, "empty_code", "file is empty", task.id)
+        yield InputProblem(source, Reason.EMPTY_CODE, "file is empty", task.id)
         return
     yield Candidate(task.id, code, source, 0)
 
