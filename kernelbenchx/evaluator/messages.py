@@ -47,6 +47,7 @@ class ErrorInfo:
     message: str
     traceback: str = ""
     frames: tuple = ()
+    errno: int | None = None  # for OSError: EPERM/EACCES mean a sandbox layer refused the operation
 
 
 @message
@@ -79,6 +80,7 @@ class LoadFailed:
     stage: str  # "import" (the code raised) or "entry" (the entry is not a callable)
     message: str
     error: ErrorInfo | None = None
+    refused: tuple = ()  # operations the in-process guard refused during the import
 
 
 @message
@@ -99,6 +101,8 @@ class Observation:
     threads_before: int
     threads_after: int
     observer_intact: bool  # the op recorder and launch counter were in place for the whole call
+    thread_attempts: int = 0  # threads the call tried to start (seccomp refuses them; Python's are counted)
+    refused: tuple = ()  # operations the in-process guard refused (audit events)
 
 
 @message
@@ -259,5 +263,6 @@ def error_info(exc: BaseException, limit: int = 20) -> ErrorInfo:
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-3000:]
     frames = tuple((os.path.realpath(f.filename), f.lineno, f.name)
                    for f in traceback.extract_tb(exc.__traceback__))[-limit:]
-    return ErrorInfo(type(exc).__name__, str(exc)[:2000], text, frames)
+    code = exc.errno if isinstance(exc, OSError) and isinstance(exc.errno, int) else None
+    return ErrorInfo(type(exc).__name__, str(exc)[:2000], text, frames, code)
 

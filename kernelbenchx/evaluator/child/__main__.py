@@ -17,7 +17,34 @@ def apply_limits() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def not_pid_one() -> None:
+    """In a new PID namespace this process is PID 1, which the kernel shields from its own default-action
+    signals (a raised SIGSEGV would be ignored). PID 1 forks the harness, reaps, and exits with its status;
+    when PID 1 exits, everything left in the namespace dies with it."""
+    if os.getpid() != 1:
+        return
+    child = os.fork()
+    if child == 0:
+        return
+    os.closerange(0, 3)
+    for fd in range(3, 256):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    code = 0
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        if pid == child:
+            code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+
+
 apply_limits()
+not_pid_one()
 
 from kernelbenchx.evaluator.child.harness import main  # noqa: E402  (after the limits, on purpose)
 

@@ -9,7 +9,8 @@ On the GPU path, Triton runs ptxas: execution is allowed for its directory only.
 
 seccomp: fails (EPERM) ptrace, process_vm_*, signals to other processes, namespace and mount changes, bpf,
 perf_event_open, io_uring, keyrings, module and kexec calls, open_by_handle_at, sockets (no network, no UNIX
-sockets to host services), new threads (clone with CLONE_THREAD) and, on the CPU path, exec.
+sockets to host services), new threads (clone with CLONE_THREAD) and, on the CPU path, any new process
+(fork, clone, exec).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def apply(workdir: Path, device: str, exec_dirs: list[str]) -> list[str]:
         apply_landlock(workdir, exec_dirs)
         layers += ["landlock", "no_new_privs"]
     if asked.get("seccomp"):
-        apply_seccomp(allow_exec=bool(exec_dirs))
+        apply_seccomp(allow_processes=bool(exec_dirs))
         layers += ["seccomp"] + ([] if "no_new_privs" in layers else ["no_new_privs"])
     return layers
 
@@ -103,7 +104,8 @@ def apply_landlock(workdir: Path, exec_dirs: list[str]) -> None:
         raise ConfinementFailed(f"landlock: {exc}") from exc
 
 
-def apply_seccomp(allow_exec: bool) -> None:
+def apply_seccomp(allow_processes: bool) -> None:
+    """The filter; `allow_processes` (the GPU path, where Triton runs ptxas) lets the process fork and exec."""
     import errno
 
     import pyseccomp as sc
@@ -119,9 +121,9 @@ def apply_seccomp(allow_exec: bool) -> None:
     for flag in CLONE_NEW.values():
         f.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     f.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")  # flags live in memory seccomp cannot read: glibc falls back
-    if not allow_exec:
-        f.add_rule(deny, "execve")
-        f.add_rule(deny, "execveat")
+    if not allow_processes:
+        for name in ("execve", "execveat", "fork", "vfork", "clone"):
+            f.add_rule(deny, name)
     try:
         f.load()
     except OSError as exc:

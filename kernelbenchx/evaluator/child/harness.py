@@ -44,6 +44,7 @@ class Harness:
 
         torch.set_num_threads(1)
         self.launches.install()
+        observe.count_thread_starts()
         if self.device.startswith("cuda"):
             # The CUDA context (and the driver's helper threads) exist before candidate code runs.
             torch.zeros(1, device=self.device)
@@ -59,10 +60,11 @@ class Harness:
         module = importlib.util.module_from_spec(spec)
         sys.modules["candidate"] = module
         started = time.perf_counter()
+        observe.GUARDS.reset()
         try:
             spec.loader.exec_module(module)
         except BaseException as exc:  # SystemExit and friends are candidate faults too
-            return m.LoadFailed("import", str(exc)[:2000], m.error_info(exc))
+            return m.LoadFailed("import", str(exc)[:2000], m.error_info(exc), tuple(observe.GUARDS.refused))
         entry = getattr(module, req.entry, None)
         if not callable(entry):
             return m.LoadFailed("entry", f"{req.entry!r} is not a callable after import")
@@ -111,19 +113,25 @@ class Harness:
         self.poison(args, kwargs)
         recorder = observe.OpRecorder()
         self.launches.count, self.launches.recorder = 0, recorder
+        observe.GUARDS.reset()
         before, intact, out, error = observe.thread_count(), False, None, None
         try:
             with recorder:
-                out = (fn or self.entry)(*args, **kwargs)
-                intact = observe.recorder_innermost(recorder) and self.launches.installed()
+                try:
+                    out = (fn or self.entry)(*args, **kwargs)
+                finally:  # whether the call returned or raised: were the observers in place at its end?
+                    intact = observe.recorder_innermost(recorder) and self.launches.installed()
             self.last_snapshot = None if unsupported_output(out) else map_tensors(out, lambda t: _clone(t))
             protocol.synchronize(self.device)
         except BaseException as exc:
             error = m.error_info(exc)
         finally:
             self.launches.recorder = None
-        obs = m.Observation(self.launches.count, dict(recorder.ops), before, observe.thread_count(), intact)
-        return obs, out, error
+        return self.observation(recorder, before, intact), out, error
+
+    def observation(self, recorder: observe.OpRecorder, threads_before: int, intact: bool) -> m.Observation:
+        return m.Observation(self.launches.count, dict(recorder.ops), threads_before, observe.thread_count(), intact,
+                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused))
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""
@@ -137,14 +145,17 @@ class Harness:
         neither); the observation is appended to the measurement's."""
         recorder = observe.OpRecorder()
         self.launches.count, self.launches.recorder = 0, recorder
+        observe.GUARDS.reset()
         before = observe.thread_count()
         try:
             with recorder:
-                out = fn(*args, **kwargs)
-                intact = observe.recorder_innermost(recorder) and self.launches.installed()
+                try:
+                    out = fn(*args, **kwargs)
+                finally:
+                    intact = observe.recorder_innermost(recorder) and self.launches.installed()
         finally:
             self.launches.recorder = None
-        return m.Observation(self.launches.count, dict(recorder.ops), before, observe.thread_count(), intact), out
+        return self.observation(recorder, before, intact), out
 
     def call_again(self, payload: dict, mutates: tuple) -> tuple[m.Observation, Any]:
         """One more observed call on fresh copies of the inputs: what was seen and its compared outputs (raw:

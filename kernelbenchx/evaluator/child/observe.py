@@ -95,6 +95,38 @@ def recorder_innermost(recorder: OpRecorder) -> bool:
     return depth > 0 and torch._C._get_dispatch_stack_at(depth - 1) is recorder
 
 
+class Guards:
+    """What the in-process guards saw: threads candidate code tried to start, operations the audit hook
+    refused. Reset before each call; reported raw in the call's Observation."""
+
+    def __init__(self) -> None:
+        self.thread_attempts = 0
+        self.refused: list[str] = []
+
+    def reset(self) -> None:
+        self.thread_attempts, self.refused = 0, []
+
+
+GUARDS = Guards()
+
+
+def count_thread_starts() -> None:
+    """Wrap Python's thread-start primitives so every attempt is counted, whether or not it succeeds."""
+    import _thread
+
+    for module, name in ((_thread, "start_new_thread"), (_thread, "start_joinable_thread"),
+                         (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
+        original = getattr(module, name, None)
+        if original is None:
+            continue
+
+        def start(*args: Any, _original: Callable = original, **kwargs: Any) -> Any:
+            GUARDS.thread_attempts += 1
+            return _original(*args, **kwargs)
+
+        setattr(module, name, start)
+
+
 def thread_count() -> int:
     try:
         return len(os.listdir("/proc/self/task"))
@@ -130,8 +162,10 @@ def install_audit_hook(candidate_file: str, workdir: str) -> None:
         if event == "open" and len(args) >= 2 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
             path = args[0] if isinstance(args[0], str) else None
             if path and not os.path.realpath(path).startswith(workdir) and caller_is_candidate(candidate_file):
+                GUARDS.refused.append(f"open {path} for writing")
                 raise PermissionError(f"kbx sandbox: writing {path} is not allowed")
         elif event.startswith(BLOCKED_EVENTS) and caller_is_candidate(candidate_file):
+            GUARDS.refused.append(event)
             raise PermissionError(f"kbx sandbox: {event} is not allowed")
 
     sys.addaudithook(hook)
@@ -145,6 +179,7 @@ class ReferenceBlocker:
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if (name == "kernelbenchx" or name.startswith("kernelbenchx.")) and caller_is_candidate(self.candidate_file):
+            GUARDS.refused.append(f"import {name}")
             raise ImportError(f"kbx sandbox: importing {name} is not allowed")
         return None
 

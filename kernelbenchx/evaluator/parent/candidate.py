@@ -6,6 +6,7 @@ ends the candidate with crash/harness_error, never the run.
 
 from __future__ import annotations
 
+import errno
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -124,6 +125,9 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
         if reply.stage == "entry":
             raise Rejected(Reason.MISSING_ENTRY, reply.message)
         error = reply.error or m.ErrorInfo("Error", reply.message)
+        if reply.refused or error.errno in (errno.EPERM, errno.EACCES) or error.type == "PermissionError":
+            raise Rejected(Reason.SANDBOX_VIOLATION, f"at import: {error.type}: {error.message}"
+                           + (f" (refused: {', '.join(reply.refused)})" if reply.refused else ""))
         raise Rejected(Reason.IMPORT_FAILED, f"{error.type}: {error.message}", traceback=error.traceback)
     if not isinstance(reply, m.Loaded):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to load: {type(reply).__name__}")

@@ -9,6 +9,7 @@ forbidden; the task's contract → incorrect with the case and the error statist
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ def judge_case(task: Task, stage: str, row: m.ExpectedRow, report: m.CaseReport,
     """Raise Rejected when the case fails; return quietly when it passes."""
     where = f"{stage} case {row.name}"
     if report.error is not None:
-        raise failure(report.error, where, interpreter_limits)
+        raise failure(report.error, where, interpreter_limits, report.observation)
     if report.bad_output:
         raise Rejected(Reason.BAD_OUTPUT, f"{where}: {report.bad_output}")
     for obs in (report.observation, *report.extra_observations):
@@ -43,8 +44,15 @@ def judge_case(task: Task, stage: str, row: m.ExpectedRow, report: m.CaseReport,
     judge_repeats(task, call, report, row, where)
 
 
-def failure(error: m.ErrorInfo, where: str, interpreter_limits: list[str]) -> Rejected:
+def failure(error: m.ErrorInfo, where: str, interpreter_limits: list[str], obs: m.Observation | None = None
+            ) -> Rejected:
     message = f"{where}: {error.type}: {error.message}"
+    if obs is not None:
+        observations.judge_tampering(obs, where)  # tampering or a refusal is the verdict, not the exception
+    if error.errno in (errno.EPERM, errno.EACCES) or error.type == "PermissionError":
+        return Rejected(Reason.SANDBOX_VIOLATION, f"{message} (refused by the sandbox)")
+    if error.errno == errno.EFBIG:
+        return Rejected(Reason.OUTPUT_LIMIT, f"{message} (the file size limit)")
     if interpreter_limits and raised_inside_triton(error):
         return Rejected(Reason.INTERPRETER_LIMIT, f"{message} (the CPU interpreter cannot run "
                         f"{', '.join(interpreter_limits)}; this candidate needs a GPU)")

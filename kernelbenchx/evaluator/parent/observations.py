@@ -1,7 +1,8 @@
 """Judging what the candidate process observed during a call. The table of what counts as compute lives here,
 in the parent: nothing the candidate can reach decides which of its operators are allowed.
 
-Order: the observation layer must have stayed in place; no new threads; at least one Triton launch (unless
+Order: the observation layer must have stayed in place; nothing refused by the in-process guard; no thread
+started (counted at the attempt) or left running; at least one Triton launch (unless
 every output is empty); no PyTorch compute outside Triton (allocation, views, copies and metadata are not
 compute); at most HOST_READS_LIMIT scalar reads to the host (a host loop over `.item()` is host compute).
 """
@@ -33,12 +34,7 @@ def judge(obs: Observation | None, where: str, empty_output: bool) -> None:
     """Raise Rejected for the first rule the observation breaks."""
     if obs is None:
         return
-    if not obs.observer_intact:
-        raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the operator recorder or the launch counter was "
-                                                 "removed or replaced during the call")
-    if obs.threads_after > obs.threads_before:
-        raise Rejected(Reason.THREADS, f"{where}: the call left {obs.threads_after - obs.threads_before} extra "
-                                       "thread(s) running")
+    judge_tampering(obs, where)
     if obs.launches == 0 and not empty_output:
         raise Rejected(Reason.NO_LAUNCH, f"{where}: the call launched no Triton kernel")
     compute = compute_ops(obs.ops)
@@ -49,6 +45,21 @@ def judge(obs: Observation | None, where: str, empty_output: bool) -> None:
     if reads > HOST_READS_LIMIT:
         raise Rejected(Reason.HOST_COMPUTE, f"{where}: {reads} scalar reads to the host in one call (a host loop "
                                             "over the data)")
+
+
+def judge_tampering(obs: Observation, where: str) -> None:
+    """The rules that hold even when the call raised: the observers stayed in place, nothing was refused,
+    no thread was started or left behind."""
+    if not obs.observer_intact:
+        raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the operator recorder or the launch counter was "
+                                                 "removed or replaced during the call")
+    if obs.refused:
+        raise Rejected(Reason.SANDBOX_VIOLATION, f"{where}: the sandbox refused: {', '.join(obs.refused[:5])}")
+    if obs.thread_attempts:
+        raise Rejected(Reason.THREADS, f"{where}: the call tried to start {obs.thread_attempts} thread(s)")
+    if obs.threads_after > obs.threads_before:
+        raise Rejected(Reason.THREADS, f"{where}: the call left {obs.threads_after - obs.threads_before} extra "
+                                       "thread(s) running")
 
 
 def compute_ops(ops: dict[str, int]) -> list[str]:

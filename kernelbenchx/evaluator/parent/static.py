@@ -197,10 +197,12 @@ class Scanner(ast.NodeVisitor):
                     raise reject(node, "computed_attribute", f"{name}() needs a constant attribute name")
                 target = dotted(node.args[0])
                 resolved = self.resolve(target) if target else None
-                if resolved is not None:
+                if resolved is not None:  # getattr(module, "name") is the chain module.name
                     self.check_chain(node, f"{resolved}.{attr.value}")
-                else:
-                    self.check_attribute(node, attr.value)
+                    for arg in node.args[2:]:
+                        self.visit(arg)
+                    return
+                self.check_attribute(node, attr.value)
             if name == "type" and len(node.args) != 1:
                 raise reject(node, "dynamic_code", "type() with three arguments creates classes")
         target = dotted(node.func)
@@ -314,12 +316,17 @@ def reachable_from(entry: str, functions: dict[str, ast.AST], tree: ast.Module) 
 
 
 def count_launches(reachable: set[str], functions: dict[str, ast.AST], kernels: set[str]) -> int:
+    """Launch sites on the call path: a kernel subscripted with a grid (called at once or bound first, e.g.
+    through functools.partial), a kernel's .run(...), or a subscript-call of something that is not one of the
+    submission's own functions (a kernel held in a variable)."""
     launches = 0
     for name in reachable:
         for node in ast.walk(functions[name]):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            if isinstance(node, ast.Subscript) and dotted(node.value).split(".")[-1] in kernels:
+                launches += 1
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                 base = dotted(node.func.value)
-                if base in kernels or base.split(".")[-1] in kernels or base not in functions:
+                if base and base.split(".")[-1] not in kernels and base not in functions:
                     launches += 1
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" \
                     and dotted(node.func.value) in kernels:
