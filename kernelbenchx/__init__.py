@@ -1,31 +1,43 @@
 """kernelbenchx: the KernelBench-X evaluator for LLM-written Triton kernels.
 
     import kernelbenchx as kbx
-    record = kbx.evaluate("Activation/gelu", code)
-    record["verdict"]  # "correct", "incorrect", "forbidden", ...
+    result = kbx.evaluate("Activation/gelu", code)
+    result.verdict, result.reason          # Verdict.CORRECT, Reason.PASSED
+    summary = kbx.evaluate_submission("submission.jsonl", kbx.RunConfig(out_dir="results"))
+    prompt = kbx.render_prompt(kbx.get_task("Reduce/sum"))
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-__all__ = ["__version__", "evaluate", "evaluate_submission", "get_task", "list_tasks", "render_prompt"]
+# name → (module, attribute): imported on first use, so `import kernelbenchx` stays cheap and side-effect free.
+_EXPORTS = {
+    "evaluate": ("kernelbenchx.evaluator.parent.run", "evaluate"),
+    "evaluate_submission": ("kernelbenchx.evaluator.parent.run", "evaluate_submission"),
+    "evaluate_batch": ("kernelbenchx.evaluator.parent.batch", "evaluate_batch"),
+    "RunConfig": ("kernelbenchx.evaluator.parent.run", "RunConfig"),
+    "Result": ("kernelbenchx.evaluator.result", "Result"),
+    "Verdict": ("kernelbenchx.evaluator.reasons", "Verdict"),
+    "Reason": ("kernelbenchx.evaluator.reasons", "Reason"),
+    "Task": ("kernelbenchx.dataset.task", "Task"),
+    "get_task": ("kernelbenchx.dataset.registry", "get_task"),
+    "list_tasks": ("kernelbenchx.dataset.registry", "tasks_in"),
+    "render_prompt": ("kernelbenchx.dataset.prompt", "render_prompt"),
+    "read_results": ("kernelbenchx.evaluator.parent.rundir", "read_results"),
+    "KbxError": ("kernelbenchx.errors", "KbxError"),
+    "SubmissionError": ("kernelbenchx.errors", "SubmissionError"),
+    "UnknownTask": ("kernelbenchx.dataset.registry", "UnknownTask"),
+}
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str):
-    # Lazy, so `import kernelbenchx` stays cheap and free of side effects.
-    if name in ("evaluate", "evaluate_submission"):
-        from kernelbenchx.evaluator import run
+    if name in _EXPORTS:
+        import importlib
 
-        return getattr(run, name)
-    if name == "get_task":
-        from kernelbenchx.dataset.registry import get_task
+        module, attr = _EXPORTS[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module 'kernelbenchx' has no attribute {name!r}")
 
-        return get_task
-    if name == "list_tasks":
-        from kernelbenchx.dataset.registry import tasks_in
 
-        return tasks_in
-    if name == "render_prompt":
-        from kernelbenchx.dataset.prompt import render_prompt
-
-        return render_prompt
-    raise AttributeError(name)
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,72 +1,114 @@
-"""The `kbx` command line: thin commands over library functions."""
+"""The `kbx` command line: thin commands over library functions.
+
+Every command calls one library function and renders its result. User errors (kernelbenchx.errors) become
+one line on stderr, a hint where one helps, and exit status 2 (130 when interrupted); `--debug` shows the
+traceback. Anything else is a bug and keeps its traceback.
+
+Examples:
+    kbx eval examples/submission.jsonl --out results
+    kbx eval submission.jsonl --out results --resume
+    kbx tasks show Activation/gelu
+    kbx validate results/results.jsonl
+"""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
+import click
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-app = typer.Typer(help="KernelBench-X evaluator for LLM-written Triton kernels.", no_args_is_help=True,
-                  pretty_exceptions_enable=False, add_completion=False)
+from kernelbenchx.errors import INTERRUPTED, KbxError, UsageError
+
+err = Console(stderr=True, soft_wrap=True)
+DEBUG = {"on": False}
+
+
+class Guarded(typer.core.TyperGroup):
+    """The CLI's one error table: user errors → message, hint, exit code; tracebacks only with --debug."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KbxError as exc:
+            if DEBUG["on"]:
+                raise
+            err.print(f"[bold red]error:[/] {exc.message}")
+            if exc.hint:
+                err.print(f"[dim]hint:[/] {exc.hint}")
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            err.print("[bold red]interrupted[/]")
+            ctx.exit(INTERRUPTED)
+
+
+app = typer.Typer(cls=Guarded, help="KernelBench-X evaluator for LLM-written Triton kernels.",
+                  no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 tasks_app = typer.Typer(help="Browse the task set.", no_args_is_help=True)
-dataset_app = typer.Typer(help="Build the Hugging Face dataset.", no_args_is_help=True)
+dataset_app = typer.Typer(help="Build, publish and download the Hugging Face dataset.", no_args_is_help=True)
 hw_app = typer.Typer(help="Measure the current GPU.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(dataset_app, name="dataset")
 app.add_typer(hw_app, name="hw")
-err = Console(stderr=True)
 
 
-def fail(message: str, code: int = 2) -> None:
-    err.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(code)
+@app.callback()
+def main_options(debug: Annotated[bool, typer.Option("--debug", help="show tracebacks of user errors")] = False
+                 ) -> None:
+    DEBUG["on"] = debug
+
+
+def split(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
 @app.command("eval")
 def eval_(
     submission: Annotated[Path, typer.Argument(help="JSONL file, upstream JSONL, .py file or folder of <stem>.py")],
     out: Annotated[Path, typer.Option(help="results folder")] = Path("results"),
-    resume: Annotated[bool, typer.Option(help="continue an interrupted run in OUT")] = False,
-    device: Annotated[Optional[str], typer.Option(help="cpu or cuda (default: cuda when available)")] = None,
-    workers: Annotated[int, typer.Option(help="candidates evaluated in parallel")] = 0,
+    resume: Annotated[bool, typer.Option(help="continue the interrupted run in OUT (same submission)")] = False,
+    overwrite: Annotated[bool, typer.Option(help="replace a run already in OUT")] = False,
+    device: Annotated[Optional[str], typer.Option(help="cpu or cuda [default: cuda when available]")] = None,
+    workers: Annotated[int, typer.Option(help="candidates evaluated in parallel (0: one per core, at most 8)")] = 0,
     timeout: Annotated[float, typer.Option(help="wall-clock seconds per candidate (import and checks)")] = 300.0,
     perf_timeout: Annotated[float, typer.Option(help="perf-stage seconds, from holding the GPU")] = 90.0,
-    baselines: Annotated[str, typer.Option(help="comma-separated: eager, compile")] = "eager",
+    baselines: Annotated[str, typer.Option(help="comma-separated: eager, compile, solution")] = "eager",
     perf: Annotated[bool, typer.Option(help="time candidates on the GPU")] = True,
-    task_set: Annotated[str, typer.Option(help="denominator of the summary: paper, all or submitted")] = "paper",
+    task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
+    require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
 ) -> None:
-    """Evaluate a submission; results.jsonl and summary.json go to OUT."""
-    from kernelbenchx.evaluator.report import format_table
-    from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
-    from kernelbenchx.evaluator.submission import SubmissionError
+    """Evaluate a submission; results.jsonl, summary.json and manifest.json go to OUT."""
+    from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
+    from kernelbenchx.evaluator.parent.summary import format_table
 
-    names = tuple(b.strip() for b in baselines.split(",") if b.strip())
-    if not set(names) <= {"eager", "compile"} or "eager" not in names:
-        fail(f"--baselines must include eager and may add compile, got {baselines!r}")
-    if task_set not in ("paper", "all", "submitted"):
-        fail(f"--task-set must be paper, all or submitted, got {task_set!r}")
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=False) as progress:
-        bar = progress.add_task("evaluating", total=None)
+    config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
+                       timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
+                       task_set=task_set, require_isolation=require_isolation)
+    config.check()
+    if config.resolved_device() == "cpu":
+        err.print("[dim]no GPU: kernels run under Triton's CPU interpreter; timing is skipped (it would say "
+                  "nothing about speed)[/]")
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("eta"), TimeRemainingColumn(), console=err, transient=False)
+    bar = {}
 
-        def tick(done: int, total: int, record: dict) -> None:
-            progress.update(bar, total=total, completed=done,
-                            description=f"{record['candidate'].get('task_id') or '?'}: {record['verdict']}")
+    def tick(done: int, total: int, result) -> None:  # the bar appears once the submission has been read
+        if not bar:
+            progress.start()
+            bar["id"] = progress.add_task("evaluating", total=total)
+        label = f"{result.task_id or '?'}: {result.verdict.value}" if result is not None else "evaluating"
+        progress.update(bar["id"], total=total, completed=done, description=label)
 
-        config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, timeout_s=timeout,
-                           perf_timeout_s=perf_timeout, baselines=names, perf=perf, task_set=task_set, progress=tick)
-        if workers:
-            config.workers = workers
-        try:
-            summary = evaluate_submission(submission, config)
-        except SubmissionError as exc:
-            fail(str(exc))
+    config.progress = tick
+    try:
+        summary = evaluate_submission(submission, config)
+    finally:
+        progress.stop()
     typer.echo(format_table(summary))
     typer.echo(f"\nresults: {out / 'results.jsonl'}\nsummary: {out / 'summary.json'}")
 
@@ -74,35 +116,37 @@ def eval_(
 @app.command()
 def report(
     results: Annotated[Path, typer.Argument(help="results folder or results.jsonl")],
-    task_set: Annotated[str, typer.Option(help="paper, all or submitted")] = "paper",
+    task_set: Annotated[str, typer.Option(help="paper, all, faithful or submitted")] = "paper",
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Print the summary table of a results folder (recomputed from its records)."""
-    from kernelbenchx.evaluator.report import format_table, read_results, summarize
+    from kernelbenchx.evaluator.parent.rundir import read_results
+    from kernelbenchx.evaluator.parent.summary import TASK_SETS, format_table, summarize
 
+    if task_set not in TASK_SETS:
+        raise UsageError(f"unknown task set {task_set!r}", hint=f"use one of {', '.join(TASK_SETS)}")
     path = results / "results.jsonl" if results.is_dir() else results
     if not path.exists():
-        fail(f"no results file at {path}")
+        raise UsageError(f"no results file at {path}")
     records = read_results(path)
-    summary = summarize(records, task_set, submitted=[r["candidate"]["task_id"] for r in records
-                                                      if r["candidate"].get("task_id")])
+    summary = summarize(records, task_set, submitted=[r.task_id for r in records if r.task_id])
     typer.echo(json.dumps(summary, indent=2) if as_json else format_table(summary))
 
 
 @app.command()
 def validate(
     file: Annotated[Path, typer.Argument(help="a submission .jsonl, results.jsonl, summary.json or golden file")],
-    kind: Annotated[Optional[str], typer.Option(help="submission, result, summary or golden (default: guess)")] = None,
+    kind: Annotated[Optional[str], typer.Option(help="submission, result, summary or golden [default: guess]")] = None,
 ) -> None:
     """Check a file against kbx's JSON Schemas; exit 0 valid, 1 invalid, 2 usage error."""
     from kernelbenchx.validate import KINDS, validate_file
 
     if kind is not None and kind not in KINDS:
-        fail(f"--kind must be one of {', '.join(KINDS)}")
+        raise UsageError(f"--kind must be one of {', '.join(KINDS)}")
     try:
         problems = validate_file(file, kind)
     except OSError as exc:
-        fail(f"cannot read {file}: {exc.strerror or exc}")
+        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
     for problem in problems:
         typer.echo(problem)
     if problems:
@@ -116,12 +160,12 @@ def tasks_list(
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per task")] = False,
     markdown: Annotated[bool, typer.Option(help="the docs/tasks.md table")] = False,
 ) -> None:
-    """List the registered tasks."""
+    """List the registered tasks: id, difficulty (1 easy … 5 hard, from the paper), faithful/kbx-only, dtypes."""
     from kernelbenchx.dataset.catalog import markdown_table, task_summary
     from kernelbenchx.dataset.registry import CATEGORIES, tasks_in
 
     if category is not None and category not in CATEGORIES:
-        fail(f"unknown category {category!r}; categories: {', '.join(CATEGORIES)}")
+        raise UsageError(f"unknown category {category!r}", hint=f"categories: {', '.join(CATEGORIES)}")
     tasks = tasks_in(category)
     if markdown:
         typer.echo(markdown_table(tasks), nl=False)
@@ -129,20 +173,20 @@ def tasks_list(
         for t in tasks:
             typer.echo(json.dumps(task_summary(t)))
     else:
+        typer.echo(f"{'id':<55} {'difficulty':<11} {'set':<9} dtypes")
         for t in tasks:
-            typer.echo(f"{t.id:<55} d{t.difficulty}  {t.contract.dtypes}")
+            kind = "faithful" if t.faithful else ("paper" if t.in_paper else "kbx-only")
+            typer.echo(f"{t.id:<55} {t.difficulty:<11} {kind:<9} {t.contract.dtypes}")
 
 
 @tasks_app.command("show")
-def tasks_show(task_id: Annotated[str, typer.Argument(help="Category/stem")]) -> None:
+def tasks_show(task_id: Annotated[str, typer.Argument(help="Category/stem (a bare stem works when unique)")]) -> None:
     """Print the exact prompt a model is given for TASK_ID."""
     from kernelbenchx.dataset.prompt import render_prompt
-    from kernelbenchx.dataset.registry import UnknownTask, get_task
+    from kernelbenchx.dataset.registry import by_stem, get_task
 
-    try:
-        typer.echo(render_prompt(get_task(task_id)), nl=False)
-    except UnknownTask as exc:
-        fail(str(exc))
+    task = by_stem(task_id) if "/" not in task_id else None
+    typer.echo(render_prompt(task or get_task(task_id)), nl=False)
 
 
 @dataset_app.command("build")
@@ -154,7 +198,7 @@ def dataset_build(
     from kernelbenchx.dataset.hub import build_dataset
 
     if corpus is not None and not corpus.exists():
-        fail(f"corpus not found: {corpus}")
+        raise UsageError(f"corpus not found: {corpus}")
     counts = build_dataset(out_dir, corpus)
     typer.echo(", ".join(f"{k}: {v} rows" for k, v in counts.items()) + f" → {out_dir}")
 
@@ -162,30 +206,25 @@ def dataset_build(
 @app.command()
 def golden(
     target: Annotated[str, typer.Option(help="GPU target name, e.g. h100")],
-    out: Annotated[Optional[Path], typer.Option(help="file to write (default: the package's golden data)")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="file to write [default: the package's golden data]")] = None,
     baselines: Annotated[str, typer.Option(help="eager or eager,compile")] = "eager",
-    tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids (default: all)")] = None,
+    tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids [default: all]")] = None,
 ) -> None:
     """Measure baseline timings of every task on this GPU into the golden file for TARGET."""
-    from kernelbenchx.evaluator.golden_run import measure_golden
+    from kernelbenchx.dataset.registry import get_task
+    from kernelbenchx.evaluator.measure.golden_run import measure_golden
 
-    try:
-        path = measure_golden(target, out, tuple(baselines.split(",")), tasks.split(",") if tasks else None,
-                              progress=lambda msg: err.print(msg))
-    except RuntimeError as exc:
-        fail(str(exc))
+    ids = [get_task(t).id for t in split(tasks)] if tasks else None  # unknown ids fail here, with suggestions
+    path = measure_golden(target, out, split(baselines), ids, progress=lambda msg: err.print(msg))
     typer.echo(f"golden timings → {path}")
 
 
 @hw_app.command("probe")
 def hw_probe(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Measure achievable copy bandwidth and matmul throughput next to the datasheet peaks."""
-    from kernelbenchx.evaluator.hwprobe import probe
+    from kernelbenchx.evaluator.measure.hwprobe import probe
 
-    try:
-        result = probe()
-    except RuntimeError as exc:
-        fail(str(exc))
+    result = probe()
     typer.echo(json.dumps(result, indent=2) if as_json else "\n".join(f"{k}: {v}" for k, v in result.items()))
 
 
@@ -194,4 +233,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

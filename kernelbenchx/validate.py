@@ -38,6 +38,8 @@ def validate_file(path: str | Path, kind: str | None = None) -> list[str]:
     """Line-numbered problems with `path` (empty when valid). Raises OSError if it cannot be read."""
     path = Path(path)
     text = path.read_text(encoding="utf-8", errors="replace")
+    if not text.strip():
+        return [f"{path.name}: empty"]
     if path.suffix == ".jsonl":
         return validate_lines(text, kind, path)
     try:
@@ -48,6 +50,8 @@ def validate_file(path: str | Path, kind: str | None = None) -> list[str]:
 
 
 def validate_lines(text: str, kind: str | None, path: Path) -> list[str]:
+    if not text.strip():
+        return [f"{path.name}: empty (no records)"]
     problems = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -25,6 +25,6 @@ def test_suite_covers_the_families():
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
 def test_expected_verdict(case, records):
     record = records[case.name]
-    assert record["verdict"] == case.verdict, record["reason"]["message"]
+    assert record.verdict.value == case.verdict, record.message
     if case.code:
-        assert record["reason"]["code"] == case.code, record["reason"]["message"]
+        assert record.reason.value == case.code, record.message

@@ -13,7 +13,7 @@ runner = CliRunner()
 
 
 def kbx(*args):
-    return runner.invoke(app, [str(a) for a in args])
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
 
 
 def test_tasks_list_show_and_filters():
@@ -53,8 +53,10 @@ def test_eval_of_a_missing_submission_exits_2(tmp_path):
 
 
 def test_report_prints_the_table_of_a_results_folder(tmp_path):
-    record = {"kbx_result": 1, "key": "k", "run_id": "r", "verdict": "correct", "reason": {"code": "passed", "message": ""},
-              "candidate": {"task_id": "Reduce/sum"}, "stages": {"compile": {"import": {"ok": True}}, "perf": {}}}
+    record = {"kbx_result": 2, "key": "k", "run_id": "r", "verdict": "correct", "reason": {"code": "passed", "message": ""},
+              "candidate": {"task_id": "Reduce/sum", "source": "s:1", "code_sha256": None},
+              "stages": {"compile": {"import": {"ok": True}}, "perf": {}}, "elapsed_s": 1.0,
+              "finished_at": "2026-11-26T00:00:00+00:00", "environment": {}}
     (tmp_path / "results.jsonl").write_text(json.dumps(record) + "\n")
     table = kbx("report", tmp_path, "--task-set", "submitted").stdout
     assert "Reduce" in table and "100.0%" in table
@@ -65,3 +67,88 @@ def test_python_dash_m_and_console_script_agree():
     out = subprocess.run([sys.executable, "-m", "kernelbenchx", "tasks", "list", "--category", "Reduce"],
                          capture_output=True, text=True, check=True).stdout
     assert "Reduce/sum" in out
+
+
+# ---- every edge a new user hits gets a message and exit status 2 (issue 11) ----------------------------------
+
+
+def one_line(tmp_path):
+    sub = tmp_path / "s.jsonl"
+    sub.write_text(json.dumps({"task_id": "Activation/relu", "code": "def relu(x):\n    return x\n"}) + "\n")
+    return sub
+
+
+def test_device_typo_and_missing_gpu_are_usage_errors(tmp_path):
+    sub = one_line(tmp_path)
+    typo = kbx("eval", sub, "--device", "gpu", "--out", tmp_path / "o")
+    assert typo.exit_code == 2 and "unknown device 'gpu'" in typo.output and "Traceback" not in typo.output
+    import torch
+
+    if not torch.cuda.is_available():
+        cuda = kbx("eval", sub, "--device", "cuda", "--out", tmp_path / "o")
+        assert cuda.exit_code == 2 and "no CUDA device" in cuda.output and "--device cpu" in cuda.output
+
+
+def test_bad_option_values_are_usage_errors(tmp_path):
+    sub = one_line(tmp_path)
+    workers = kbx("eval", sub, "--workers", "-3", "--out", tmp_path / "o")
+    assert workers.exit_code == 2 and "--workers" in workers.output and "Traceback" not in workers.output
+    task_set = kbx("report", tmp_path, "--task-set", "bogus")
+    assert task_set.exit_code == 2 and "unknown task set 'bogus'" in task_set.output
+    baselines = kbx("eval", sub, "--baselines", "compile", "--out", tmp_path / "o")
+    assert baselines.exit_code == 2 and "must include eager" in baselines.output
+
+
+def test_unwritable_out_is_a_usage_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    result = kbx("eval", one_line(tmp_path), "--out", blocker / "out", "--device", "cpu")
+    assert result.exit_code == 2 and "cannot write to" in result.output and "Traceback" not in result.output
+
+
+def test_corpus_that_is_not_jsonl_is_a_usage_error(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("this is not json\n")
+    result = kbx("dataset", "build", tmp_path / "ds", "--corpus", corpus)
+    assert result.exit_code == 2 and "corpus.jsonl:1" in result.output and "Traceback" not in result.output
+
+
+def test_empty_submission_and_empty_file_validation(tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    result = kbx("eval", empty, "--out", tmp_path / "o", "--device", "cpu")
+    assert result.exit_code == 2 and "holds no candidates" in result.output
+    validated = kbx("validate", empty)
+    assert validated.exit_code == 1 and "empty" in validated.output
+
+
+def test_existing_run_directory_is_protected(tmp_path):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "run.json").write_text(json.dumps({"seed": 1, "run_id": "r", "submission_sha256": "0" * 64}))
+    refused = kbx("eval", one_line(tmp_path), "--out", out, "--device", "cpu")
+    assert refused.exit_code == 2 and "already holds a run" in refused.output and "--overwrite" in refused.output
+    other = kbx("eval", one_line(tmp_path), "--out", out, "--device", "cpu", "--resume")
+    assert other.exit_code == 2 and "different submission" in other.output
+
+
+def test_debug_shows_the_traceback(tmp_path):
+    result = runner.invoke(app, ["--debug", "eval", str(tmp_path / "missing.jsonl")])
+    assert result.exit_code != 0 and result.exception is not None and "not found" in str(result.exception)
+
+
+def test_help_and_listing_explain_themselves():
+    help_text = kbx("eval", "--help").output
+    assert "0: one per core" in help_text and "--overwrite" in help_text and "--resume" in help_text
+    listing = kbx("tasks", "list").stdout.splitlines()
+    assert listing[0].split()[:3] == ["id", "difficulty", "set"]
+    assert "did you mean Activation/relu" in kbx("tasks", "show", "Activation/rleu").output
+    assert kbx("tasks", "show", "relu").exit_code == 0  # a unique bare stem is enough
+
+
+def test_singular_and_plural_and_the_cpu_timing_line():
+    from kernelbenchx.evaluator.parent.summary import format_table, summarize
+
+    table = format_table(summarize([], "submitted", submitted=[]))
+    assert "0 candidates" in table
+    assert format_table({**summarize([], "submitted"), "candidates": 1}).count("1 candidate ") == 1

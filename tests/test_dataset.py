@@ -3,12 +3,14 @@
 import io
 
 import datasets
+import pytest
 import torch
 
 from kernelbenchx.dataset.hub import build_dataset
 from kernelbenchx.dataset.registry import all_tasks, get_task
 
 
+@pytest.mark.shared
 def test_build_and_load_offline(tmp_path, shared_upstream, monkeypatch):
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -4,8 +4,8 @@ verdicts the README promises (the correct ones are covered by test_solutions).""
 import json
 import sys
 
-from kernelbenchx.evaluator.report import read_results
-from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
+from kernelbenchx.evaluator.parent.rundir import read_results
+from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
 from tests.conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "examples"))
@@ -33,5 +33,5 @@ def test_wrong_and_cheating_examples_are_rejected(tmp_path):
              if json.loads(line)["method"] != "correct"]
     (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
     evaluate_submission(tmp_path / "bad.jsonl", RunConfig(out_dir=tmp_path / "out", device="cpu", timeout_s=120))
-    got = {r["candidate"]["method"]: r["verdict"] for r in read_results(tmp_path / "out" / "results.jsonl")}
+    got = {r.candidate.method: r.verdict.value for r in read_results(tmp_path / "out")}
     assert got == EXPECTED

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from kernelbenchx.evaluator.gpu_guard import GpuGuard
+from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard
 
 
 class Log:

@@ -1,18 +1,22 @@
-"""GPU measurement logic on the CPU, with fakes of the GPU timer: statistics, roofline arithmetic, the
+"""GPU measurement logic on the CPU, with fakes of the GPU processes: statistics, roofline arithmetic, the
 plausibility gate, the perf-case judgement and one-timing-per-GPU scheduling."""
 
 import threading
 import time
-from types import SimpleNamespace
+from dataclasses import replace
 
 import pytest
 import torch
 
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.evaluator import measure, roofline, timing
-from kernelbenchx.evaluator.gpu_guard import GpuGuard
-from kernelbenchx.evaluator.sandbox import ChildFailed
-from kernelbenchx.evaluator.verdict import Rejected, Verdict
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import perf_stage, roofline
+from kernelbenchx.evaluator.measure import protocol as timing
+from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard
+from kernelbenchx.evaluator.process import ChildFailed
+from kernelbenchx.evaluator.reasons import Reason, Rejected, Verdict
+
+GELU = get_task("Activation/gelu")
 
 
 def test_median_ci_shrinks_with_more_samples():
@@ -38,134 +42,150 @@ def test_roofline_arithmetic_on_h100():
 
 def test_gate_rejects_faster_than_the_floor_with_margin():
     assert not roofline.implausible(1.1) and roofline.implausible(1.2) and not roofline.implausible(None)
-    fast = {"case": 0, "candidate": {"median_ms": 0.01, "budget_exhausted": False}, "baselines": {"eager": {"median_ms": 1.0}},
-            "speedup": {}, "roofline": {"roofline_fraction": 30.0, "t_min_ms": 0.3}}
-    result = measure.finish([fast], [], ("eager",))
+    fast = {"case": 0, "candidate": {"median_ms": 0.01, "budget_exhausted": False},
+            "baselines": {"eager": {"median_ms": 1.0}}, "speedup": {},
+            "roofline": {"roofline_fraction": 30.0, "t_min_ms": 0.3}}
+    result = perf_stage.finish([fast], [], ("eager",))
     assert result["status"] == "implausible" and "below the roofline floor" in result["reason"]
     assert result["speedup_geomean"]["eager"] == pytest.approx(100.0)
 
 
-def perf_reply(samples, recheck, fingerprints=([1.0, 2.0],), launches=1, ops=(), event=1.0, host=5.0):
-    return {"ok": True, "fingerprints": list(fingerprints), "launches": launches, "compute_ops": list(ops),
-            "samples": samples, "recheck": recheck, "cost": {"flops": 1e6, "bytes": 8e6, "unit": "fp32"},
-            "timing": {"median_ms": 0.1, "event_total_ms": event, "host_total_ms": host, "budget_exhausted": False,
-                       "count": 10, "method": "cuda_graph"}}
+def observation(launches=1, ops=None, intact=True, threads=(5, 5)):
+    return m.Observation(launches, ops or {"empty_like": 1}, threads[0], threads[1], intact)
 
 
-def test_judge_case_checks_inputs_launches_outputs_and_timer():
-    task = get_task("Activation/gelu")
+def perf_reply(samples, recheck, fingerprints=((1.0, 2.0),), obs=None, event=1.0, host=5.0, candidate=True):
+    timing_ = {"median_ms": 0.1, "event_total_ms": event, "host_total_ms": host, "budget_exhausted": False,
+               "count": 10, "method": "cuda_graph"}
+    return m.PerfReport("n", tuple(fingerprints), timing_, tuple(samples), {},
+                        (obs or observation()) if candidate else None, recheck,
+                        None if candidate else {"flops": 1e6, "bytes": 8e6, "unit": "fp32"})
+
+
+def lane(calls=None, peaks=None):
+    return perf_stage.Lane(calls or (lambda req, timeout: None), lambda *parts: 1, timing.Protocol(), peaks, None,
+                           ("eager",), 90.0)
+
+
+def test_judge_case_checks_inputs_observations_outputs_and_timer():
     good = [[torch.ones(4)]]
-    base = perf_reply(good, [torch.ones(4)])
-    row = measure.judge_case(task, 0, base, perf_reply(good, [torch.ones(4)]), roofline.PEAKS["h100"])
+    base = perf_reply(good, [torch.ones(4)], candidate=False)
+    row = perf_stage.judge_case(GELU, 0, base, perf_reply(good, [torch.ones(4)]), lane(peaks=roofline.PEAKS["h100"]))
     assert row["speedup"]["eager"] == pytest.approx(1.0) and 0 < row["roofline"]["roofline_fraction"] < 1
-    cases = [(perf_reply(good, [torch.ones(4)], fingerprints=([9.0, 9.0],)), "input_tampering"),
-             (perf_reply(good, [torch.ones(4)], launches=0), "no_launch"),
-             (perf_reply(good, [torch.ones(4)], ops=("mm",)), "torch_compute"),
-             (perf_reply([[torch.zeros(4)]], [torch.ones(4)]), "perf_recheck"),
-             (perf_reply(good, [torch.zeros(4)]), "perf_recheck"),
-             (perf_reply(good, [torch.ones(4)], event=50.0, host=5.0), "timer_tampering")]
-    for mine, code in cases:
+    cases = [(perf_reply(good, [torch.ones(4)], fingerprints=((9.0, 9.0),)), Reason.INPUT_TAMPERING),
+             (perf_reply(good, [torch.ones(4)], obs=observation(launches=0)), Reason.NO_LAUNCH),
+             (perf_reply(good, [torch.ones(4)], obs=observation(ops={"mm": 1})), Reason.TORCH_COMPUTE),
+             (perf_reply(good, [torch.ones(4)], obs=observation(intact=False)), Reason.OBSERVER_DISABLED),
+             (perf_reply(good, [torch.ones(4)], obs=observation(threads=(5, 7))), Reason.THREADS),
+             (perf_reply([[torch.zeros(4)]], [torch.ones(4)]), Reason.PERF_RECHECK),
+             (perf_reply(good, [torch.zeros(4)]), Reason.PERF_RECHECK),
+             (perf_reply(good, [torch.ones(4)], event=50.0, host=5.0), Reason.TIMER_TAMPERING),
+             (replace(perf_reply(good, [torch.ones(4)]), observation=None), Reason.OBSERVER_DISABLED),
+             (m.Failed(m.ErrorInfo("RuntimeError", "boom")), Reason.PERF_EXCEPTION)]
+    for mine, reason in cases:
         with pytest.raises(Rejected) as info:
-            measure.judge_case(task, 0, base, mine, None)
-        assert info.value.outcome.code == code
+            perf_stage.judge_case(GELU, 0, base, mine, lane())
+        assert info.value.reason is reason, info.value.message
+
+
+def test_custom_check_tasks_are_rechecked_by_the_lane_on_the_whole_perf_output():
+    task = get_task("LinearAlgebra/qr")
+    asked = []
+
+    def lane_call(request, timeout):
+        asked.append(request)
+        return m.CheckResult("Q is not orthogonal")
+
+    mine = replace(perf_reply([[torch.ones(4)]], [torch.ones(4)]), output=(torch.eye(3), torch.eye(3)))
+    base = perf_reply([[torch.ones(4)]], [torch.ones(4)], candidate=False)
+    with pytest.raises(Rejected) as info:
+        perf_stage.judge_case(task, 0, base, mine, lane(lane_call))
+    assert info.value.reason is Reason.PERF_RECHECK and "orthogonal" in info.value.message
+    assert isinstance(asked[0], m.PerfCheck) and asked[0].output is mine.output
 
 
 def slow_reply(samples, median_ms):
     reply = perf_reply(samples, None, event=median_ms, host=median_ms + 1)
-    del reply["recheck"]  # a candidate timed by one call has no fresh-input re-check
-    reply["timing"].update(median_ms=median_ms, count=1, method="single_call", budget_exhausted=True)
-    return reply
+    return replace(reply, timing={**reply.timing, "median_ms": median_ms, "count": 1, "method": "single_call",
+                                  "budget_exhausted": True})
 
 
 def test_a_very_slow_candidate_is_timed_once_and_still_checked_on_its_timed_output():
-    task = get_task("Activation/gelu")
-    base = perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)])  # baseline median 0.1 ms
-    row = measure.judge_case(task, 0, base, slow_reply([[torch.ones(4)]], 50.0), None)
+    base = perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)], candidate=False)  # baseline median 0.1 ms
+    row = perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 50.0), lane())
     assert row["speedup"]["eager"] == pytest.approx(0.002)
     with pytest.raises(Rejected) as info:  # its output on input set 0 is still compared
-        measure.judge_case(task, 0, base, slow_reply([[torch.zeros(4)]], 50.0), None)
-    assert info.value.outcome.code == "perf_recheck"
+        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.zeros(4)]], 50.0), lane())
+    assert info.value.reason is Reason.PERF_RECHECK
     with pytest.raises(Rejected) as info:  # claiming the one-call path without being that slow is forged
-        measure.judge_case(task, 0, base, slow_reply([[torch.ones(4)]], 5.0), None)
-    assert info.value.outcome.code == "timer_tampering"
+        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 5.0), lane())
+    assert info.value.reason is Reason.TIMER_TAMPERING
 
 
-class FakeTimer:
-    """Stands in for a GPU timing process: records when it is busy, per GPU."""
+class FakeProcess:
+    """Stands in for a GPU timing process (lane or candidate): records when it is busy, per GPU."""
 
-    def __init__(self, gpu, log):
-        self.gpu, self.log = gpu, log
+    def __init__(self, gpu, log, hang_after=None):
+        self.gpu, self.log, self.hang_after = gpu, log, hang_after
         self.clock_restarted_at = None
+        self.timed = 0
 
     def restart_clock(self, wall_s):
         self.clock_restarted_at = time.perf_counter()
 
-    def call(self, message, timeout=None):
-        if message["op"] == "verify":
-            return {"ok": True, "changed": []}
+    def call(self, request, timeout=None):
+        if isinstance(request, m.Verify):
+            return m.Symbols(())
+        if self.hang_after is not None and self.timed >= self.hang_after:
+            raise ChildFailed("timeout", "no reply within 90 s")
+        self.timed += 1
         start = time.perf_counter()
         time.sleep(0.01)
         self.log.append((self.gpu, start, time.perf_counter(), self))
-        return perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)], fingerprints=([1.0, 2.0],) * 3)
-
-
-def fake_context(gpus, log):
-    ctx = SimpleNamespace(seed=1, lanes=[FakeTimer(g, log) for g in range(gpus)],
-                          gpu_guards=[GpuGuard() for _ in range(gpus)], peaks=None, target=None,
-                          protocol={}, config=SimpleNamespace(baselines=("eager",), perf_timeout_s=90.0))
-    ctx.gpu_for = lambda cand: cand % gpus
-    return ctx
+        return perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)], fingerprints=((1.0, 2.0),) * 3,
+                          candidate=request.baseline_ms is not None)
 
 
 def test_timings_never_overlap_on_one_gpu_and_queueing_is_not_the_candidates_time():
-    task = get_task("Activation/gelu")
-    log = []
-    gpus = 2
-    ctx = fake_context(gpus, log)
-    children = [FakeTimer(i % gpus, log) for i in range(8)]
-    threads = [threading.Thread(target=measure.perf_stage, args=(child, task, i, ctx))
-               for i, child in enumerate(children)]
+    log, gpus = [], 2
+    guards = [GpuGuard() for _ in range(gpus)]
+    lanes = [FakeProcess(g, log) for g in range(gpus)]
+    children = [FakeProcess(i % gpus, log) for i in range(8)]
+
+    def one(child):
+        with guards[child.gpu].exclusive():
+            perf_stage.perf_stage(child, GELU, lane(lambda req, timeout, g=child.gpu: lanes[g].call(req)))
+
+    threads = [threading.Thread(target=one, args=(c,)) for c in children]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(log) == 8 * 2 * measure.perf_case_count(task)
+    assert len(log) == 8 * 2 * perf_stage.perf_case_count(GELU)
     for gpu in range(gpus):
         spans = sorted((s, e) for g, s, e, _ in log if g == gpu)
         assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
-    # a candidate's perf allowance starts once it holds its lane: no other candidate of that GPU is mid-stage
-    for child in children:
+    for child in children:  # a perf allowance starts once the candidate holds its lane
         mine_end = max(e for _, _, e, who in log if who is child)
         for other in children:
             if other is not child and other.gpu == child.gpu:
                 theirs = [(s, e) for _, s, e, who in log if who is other]
                 assert all(e <= child.clock_restarted_at for _, e in theirs) or all(s >= mine_end for s, _ in theirs)
-    assert {g for g, _, _, _ in log} == {0, 1}
-
-
-class HangingCandidate(FakeTimer):
-    """Times its first perf case, then never answers (a kernel far too slow to time)."""
-
-    def call(self, message, timeout=None):
-        if message["op"] == "perf" and message["case"] > 0:
-            raise ChildFailed("timeout", "no reply within 90 s")
-        return super().call(message, timeout)
 
 
 def test_a_perf_stage_past_its_allowance_is_a_timeout_not_a_pass():
-    ctx = fake_context(1, [])
+    log = []
+    lane_process = FakeProcess(0, log)
     with pytest.raises(Rejected) as info:
-        measure.perf_stage(HangingCandidate(0, []), get_task("Activation/gelu"), 0, ctx)
-    assert info.value.outcome.verdict == Verdict.TIMEOUT
-    assert info.value.outcome.code == "perf_timeout"
-    assert "1 of" in info.value.outcome.message
+        perf_stage.perf_stage(FakeProcess(0, log, hang_after=1), GELU, lane(lambda req, t: lane_process.call(req)))
+    assert info.value.verdict is Verdict.TIMEOUT and info.value.reason is Reason.PERF_TIMEOUT
+    assert "1 of" in info.value.message
 
 
 def test_golden_deviation_uses_the_shipped_h100_data_and_matching_case_names():
-    from kernelbenchx.evaluator.golden import golden_deviation, load_golden
+    from kernelbenchx.evaluator.measure.golden import golden_deviation, load_golden
 
     rows = load_golden("h100")["tasks"]["Activation/gelu"]
-    assert len(load_golden("h100")["tasks"]) == 176
     first = rows[0]
     assert golden_deviation("h100", "Activation/gelu", 0, first["name"], first["eager_ms"] * 1.5) == pytest.approx(0.5)
     assert golden_deviation("h100", "Activation/gelu", 0, "renamed", 1.0) is None
@@ -173,7 +193,7 @@ def test_golden_deviation_uses_the_shipped_h100_data_and_matching_case_names():
 
 
 def test_golden_file_validates_against_its_schema():
-    from kernelbenchx.evaluator.golden import golden_path
+    from kernelbenchx.evaluator.measure.golden import golden_path
     from kernelbenchx.validate import validate_file
 
     assert validate_file(golden_path("h100")) == []

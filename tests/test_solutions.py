@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from kernelbenchx.evaluator.report import read_results
-from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
+from kernelbenchx.evaluator.parent.rundir import read_results
+from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
 from tests.conftest import SOLUTIONS
 
 FILES = sorted(SOLUTIONS.glob("*/*.py"))
@@ -20,10 +20,10 @@ def records(tmp_path_factory):
             f.write(json.dumps({"task_id": f"{path.parent.name}/{path.stem}", "code": path.read_text()}) + "\n")
     evaluate_submission(out / "submission.jsonl", RunConfig(out_dir=out / "res", device="cpu", timeout_s=600,
                                                             task_set="submitted"))
-    return {r["candidate"]["task_id"]: r for r in read_results(out / "res" / "results.jsonl")}
+    return {r.task_id: r for r in read_results(out / "res")}
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_solution_is_correct(path, records):
     record = records[f"{path.parent.name}/{path.stem}"]
-    assert record["verdict"] == "correct", record["reason"]
+    assert record.verdict.value == "correct", record.message

@@ -3,7 +3,7 @@
 import pytest
 
 from kernelbenchx.evaluator.parent.static import check_source
-from kernelbenchx.evaluator.verdict import Rejected
+from kernelbenchx.evaluator.reasons import Rejected
 
 KERNEL = """
 import torch
@@ -26,7 +26,7 @@ def f(input, compile=False):
 def rejected(code: str) -> tuple[str, str]:
     with pytest.raises(Rejected) as info:
         check_source(code, "f")
-    return info.value.outcome.verdict.value, info.value.outcome.code
+    return info.value.verdict.value, info.value.reason.value
 
 
 def test_honest_code_passes_and_reports_what_it_found():

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from kernelbenchx.evaluator.submission import Candidate, InputProblem, SubmissionError, read_submission, strip_fences
+from kernelbenchx.errors import SubmissionError
+from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem, read_submission, strip_fences
 
 CODE = "import triton\n\ndef gelu(x):\n    return x\n"
 
@@ -42,7 +43,7 @@ def test_bad_lines_become_specific_problems(tmp_path):
         json.dumps({"task_id": "Activation/gelu", "code": CODE}).encode(),
     ]))
     items = list(read_submission(path))
-    codes = [i.code if isinstance(i, InputProblem) else "ok" for i in items]
+    codes = [i.reason.value if isinstance(i, InputProblem) else "ok" for i in items]
     assert codes == ["malformed_json", "unknown_task", "empty_code", "not_utf8", "missing_field",
                      "malformed_json", "bad_field", "ok"]
     assert "did you mean Activation/gelu" in items[1].message

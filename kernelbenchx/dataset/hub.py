@@ -20,6 +20,7 @@ import datasets
 import torch
 
 from kernelbenchx import __version__
+from kernelbenchx.errors import UsageError
 from kernelbenchx.dataset.prompt import render_prompt
 from kernelbenchx.dataset.registry import all_tasks, normalize_id
 from kernelbenchx.dataset.cases import build_cases, run_reference
@@ -58,8 +59,13 @@ def kernel_rows(corpus: Path) -> list[dict]:
     """Rows from an upstream-format corpus (all_records.jsonl); tasks outside our set are kept, flagged."""
     known = set(all_tasks())
     rows = []
-    for line in corpus.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
+    for number, line in enumerate(corpus.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            record = json.loads(line)
+            record["task_id"], record["before"], record["after"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise UsageError(f"{corpus}:{number}: not an upstream corpus record ({type(exc).__name__}: {exc})",
+                             hint="--corpus takes JSONL in upstream's all_records.jsonl format") from None
         task_id = normalize_id(record["task_id"])
         for side in ("before", "after"):
             state = record[side]
@@ -74,10 +80,11 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None) -> dict
     """Write the dataset folder; returns the number of rows per config."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    kernels = kernel_rows(Path(corpus)) if corpus else None  # a bad corpus fails before the long work
     tasks = list(all_tasks().values())
     configs = {"tasks": [task_row(t) for t in tasks], "cases": [r for t in tasks for r in case_rows(t)]}
-    if corpus:
-        configs["kernels"] = kernel_rows(Path(corpus))
+    if kernels is not None:
+        configs["kernels"] = kernels
     for name, rows in configs.items():
         (out / name).mkdir(exist_ok=True)
         datasets.Dataset.from_list(rows).to_parquet(str(out / name / "train.parquet"))

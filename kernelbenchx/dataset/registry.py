@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from kernelbenchx.dataset.task import Task
+from kernelbenchx.errors import KbxError
 
 TASKS_DIR = Path(__file__).parent / "tasks"
 CATEGORIES = (
@@ -16,15 +17,19 @@ CATEGORIES = (
 )
 
 
-class UnknownTask(KeyError):
+class UnknownTask(KbxError, KeyError):
+    """No task has this id; the message suggests close ids (a bare stem matches its full id)."""
+
     def __init__(self, task_id: str, known: list[str]) -> None:
-        close = difflib.get_close_matches(task_id, known, n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        super().__init__(f"unknown task {task_id!r}{hint}")
+        stems = {k.split("/", 1)[1]: k for k in known}
+        close = difflib.get_close_matches(task_id, known, n=3) or [
+            stems[s] for s in difflib.get_close_matches(task_id.split("/")[-1], list(stems), n=3)]
+        hint = f"did you mean {', '.join(close)}?" if close else "`kbx tasks list` shows every task id"
+        super().__init__(f"unknown task {task_id!r}; {hint}", hint=None)
         self.task_id = task_id
 
     def __str__(self) -> str:
-        return self.args[0]
+        return self.message
 
 
 @lru_cache(maxsize=None)

@@ -57,17 +57,19 @@ def write_submission(cases: list[Case], path: Path) -> None:
             f.write(json.dumps({"task_id": c.task_id, "code": c.path.read_text(), "method": c.name}) + "\n")
 
 
-def run_group(cases: list[Case], out: Path, static: bool, device: str, timeout_s: float) -> dict[str, dict]:
-    """Evaluate cases with static checks on or off; returns the result record per case name."""
-    from kernelbenchx.evaluator.report import read_results
-    from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
+def run_group(cases: list[Case], out: Path, static: bool, device: str, timeout_s: float,
+              isolation: bool = True) -> dict:
+    """Evaluate cases with static checks on or off; returns the Result per case name."""
+    from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
+    from kernelbenchx.evaluator.parent.rundir import read_results
 
     out.mkdir(parents=True, exist_ok=True)
     chosen = [c for c in cases if c.static == static]
     write_submission(chosen, out / "submission.jsonl")
-    evaluate_submission(out / "submission.jsonl", RunConfig(out_dir=out, device=device, timeout_s=timeout_s,
-                                                            static_checks=static, task_set="submitted"))
-    return {r["candidate"]["method"]: r for r in read_results(out / "results.jsonl")}
+    evaluate_submission(out / "submission.jsonl", RunConfig(out_dir=out / "run", device=device, timeout_s=timeout_s,
+                                                            static_checks=static, task_set="submitted",
+                                                            isolation=isolation, overwrite=True))
+    return {r.candidate.method: r for r in read_results(out / "run")}
 
 
 def main(out: str) -> int:
@@ -84,11 +86,11 @@ def main(out: str) -> int:
     bad = 0
     for c in cases:
         r = records[c.name]
-        got = (r["verdict"], r["reason"]["code"])
+        got = (r.verdict.value, r.reason.value)
         ok = got[0] == c.verdict and (not c.code or got[1] == c.code)
         bad += not ok
         print(f"{'ok ' if ok else 'BAD'} {c.name:<45} expected {c.verdict} {c.code:<22} got {got[0]} {got[1]}"
-              + ("" if ok else f"\n      {r['reason']['message'][:300]}"))
+              + ("" if ok else f"\n      {r.message[:300]}"))
     print(f"{len(cases) - bad} as expected, {bad} not")
     return 1 if bad else 0
 

@@ -16,8 +16,9 @@ import ast
 from dataclasses import dataclass
 
 from kernelbenchx.evaluator.parent import allowlist as allow
-from kernelbenchx.evaluator.verdict import Rejected, Verdict
+from kernelbenchx.evaluator.reasons import Reason, Rejected
 
+LAUNCH_CALLBACKS = {"pre_hook", "post_hook", "prune_configs_by", "perf_model", "early_config_prune", "do_bench"}
 ALLOWED_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "torch.no_grad", "torch.inference_mode",
                       "typing.overload"}
 MUTATORS = {"append", "update", "setdefault", "extend", "insert", "add", "pop", "clear"}
@@ -36,8 +37,9 @@ class StaticReport:
 
 
 def reject(node: ast.AST | None, code: str, message: str) -> Rejected:
+    """A static-rule rejection; `code` is a Reason code (the allowlist's named denials are Reason codes)."""
     line = getattr(node, "lineno", None)
-    return Rejected(Verdict.FORBIDDEN, code, f"line {line}: {message}" if line else message)
+    return Rejected(Reason(code), f"line {line}: {message}" if line else message)
 
 
 def check_source(code: str, entry: str) -> StaticReport:
@@ -45,20 +47,20 @@ def check_source(code: str, entry: str) -> StaticReport:
     try:
         tree = ast.parse(code)
     except SyntaxError as exc:
-        raise Rejected(Verdict.COMPILE_ERROR, "syntax_error", f"line {exc.lineno}: {exc.msg}") from None
+        raise Rejected(Reason.SYNTAX_ERROR, f"line {exc.lineno}: {exc.msg}") from None
     functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     top_level = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     if entry not in top_level | module_names(tree):
-        raise Rejected(Verdict.MISSING_ENTRY, "missing_entry", f"no top-level function named {entry!r}")
+        raise Rejected(Reason.MISSING_ENTRY, f"no top-level function named {entry!r}")
     scanner = Scanner(tree)
     scanner.scan()
     kernels = sorted(name for name, fn in functions.items() if scanner.is_kernel(fn))
     if not kernels:
-        raise Rejected(Verdict.NO_TRITON_KERNEL, "no_jit_kernel", "no @triton.jit kernel is defined")
+        raise Rejected(Reason.NO_JIT_KERNEL, "no @triton.jit kernel is defined")
     reachable = reachable_from(entry, functions, tree)
     launches = count_launches(reachable, functions, set(kernels))
     if launches == 0:
-        raise Rejected(Verdict.NO_TRITON_KERNEL, "kernel_not_launched",
+        raise Rejected(Reason.KERNEL_NOT_LAUNCHED,
                        f"no Triton kernel is launched on the call path of {entry!r} (kernel[grid](...))")
     check_reachable_state(reachable, functions, module_names(tree))
     return StaticReport(kernels, sorted(reachable), launches, sorted(scanner.interpreter_limits))
@@ -195,12 +197,20 @@ class Scanner(ast.NodeVisitor):
                     raise reject(node, "computed_attribute", f"{name}() needs a constant attribute name")
                 target = dotted(node.args[0])
                 resolved = self.resolve(target) if target else None
-                if resolved is not None:
+                if resolved is not None:  # getattr(module, "name") is the chain module.name
                     self.check_chain(node, f"{resolved}.{attr.value}")
-                else:
-                    self.check_attribute(node, attr.value)
+                    for arg in node.args[2:]:
+                        self.visit(arg)
+                    return
+                self.check_attribute(node, attr.value)
             if name == "type" and len(node.args) != 1:
                 raise reject(node, "dynamic_code", "type() with three arguments creates classes")
+        target = dotted(node.func)
+        if target and self.resolve(target) in ("triton.autotune", "triton.Config"):
+            hooks = sorted(k.arg for k in node.keywords if k.arg in LAUNCH_CALLBACKS)
+            if hooks:
+                raise reject(node, "launch_callback", f"{', '.join(hooks)}: callables that Triton runs outside "
+                                                      "the launch's observation are not allowed")
         self.generic_visit(node)
 
     # -- definitions and statements ---------------------------------------------------------------
@@ -306,12 +316,17 @@ def reachable_from(entry: str, functions: dict[str, ast.AST], tree: ast.Module) 
 
 
 def count_launches(reachable: set[str], functions: dict[str, ast.AST], kernels: set[str]) -> int:
+    """Launch sites on the call path: a kernel subscripted with a grid (called at once or bound first, e.g.
+    through functools.partial), a kernel's .run(...), or a subscript-call of something that is not one of the
+    submission's own functions (a kernel held in a variable)."""
     launches = 0
     for name in reachable:
         for node in ast.walk(functions[name]):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            if isinstance(node, ast.Subscript) and dotted(node.value).split(".")[-1] in kernels:
+                launches += 1
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                 base = dotted(node.func.value)
-                if base in kernels or base.split(".")[-1] in kernels or base not in functions:
+                if base and base.split(".")[-1] not in kernels and base not in functions:
                     launches += 1
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "run" \
                     and dotted(node.func.value) in kernels:
@@ -351,7 +366,7 @@ def main(argv: list[str]) -> int:
     try:
         report = check_source(open(argv[0], encoding="utf-8").read(), get_task(argv[1]).entry)
     except Rejected as rejected:
-        print(f"{rejected.outcome.verdict.value} {rejected.outcome.code}: {rejected.outcome.message}")
+        print(f"{rejected.verdict.value} {rejected.reason.value}: {rejected.message}")
         return 1
     print(f"ok: kernels {report.kernels}, {report.launches} launch site(s), interpreter limits "
           f"{report.interpreter_limits or 'none'}")

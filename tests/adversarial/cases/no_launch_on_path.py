@@ -1,6 +1,6 @@
 # expect: no_triton_kernel kernel_not_launched
-# task: Activation/gelu
-import torch.nn.functional as F
+# task: Activation/relu
+# A decoy kernel that is defined but never launched; the entry returns a copy.
 import triton
 import triton.language as tl
 
@@ -10,5 +10,5 @@ def _decoy(x_ptr):
     tl.load(x_ptr)
 
 
-def gelu(input, approximate="none"):
-    return F.gelu(input, approximate=approximate)
+def relu(input):
+    return input.clone()

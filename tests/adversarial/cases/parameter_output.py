@@ -1,6 +1,7 @@
 # expect: forbidden bad_output
 # task: Activation/gelu
-# A tensor subclass smuggled in without a class statement.
+# static: off
+# Static checks off (they refuse torch.nn): a tensor subclass smuggled in without a class statement.
 import torch
 import triton
 import triton.language as tl
@@ -14,6 +15,7 @@ def _gelu(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
 
 
 def gelu(input, approximate="none"):
-    out = torch.empty_like(input)
-    _gelu[(triton.cdiv(input.numel(), 1024),)](input, out, input.numel(), BLOCK=1024)
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    _gelu[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
     return torch.nn.Parameter(out, requires_grad=False)

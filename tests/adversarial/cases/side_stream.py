@@ -1,7 +1,6 @@
 # expect: forbidden streams
 # task: Activation/gelu
 import torch
-import torch.nn.functional as F
 import triton
 import triton.language as tl
 
@@ -15,4 +14,4 @@ def gelu(input, approximate="none"):
     _touch[(1,)](input)
     side = torch.cuda.Stream()
     with torch.cuda.stream(side):
-        return F.gelu(input)
+        return input.clone()

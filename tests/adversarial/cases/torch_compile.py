@@ -1,11 +1,10 @@
 # expect: forbidden torch_compile
 # task: Activation/gelu
 import torch
-import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-_fast = torch.compile(F.gelu)
+_fast = torch.compile(torch.clone)
 
 
 @triton.jit
@@ -15,4 +14,4 @@ def _touch(x_ptr):
 
 def gelu(input, approximate="none"):
     _touch[(1,)](input)
-    return _fast(input, approximate=approximate)
+    return _fast(input)

@@ -1,7 +1,6 @@
 # expect: forbidden try_except_fallback
 # task: Activation/gelu
 # A kernel that is allowed to fail, with PyTorch as the fallback.
-import torch.nn.functional as F
 import triton
 import triton.language as tl
 
@@ -16,4 +15,4 @@ def gelu(input, approximate="none"):
         _broken[(1,)](input)
     except Exception:
         pass
-    return F.gelu(input, approximate=approximate)
+    return input.clone()

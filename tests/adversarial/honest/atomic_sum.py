@@ -18,7 +18,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     x = input if dtype is None else input.to(dtype)
     if dim is None:
         x2 = x.reshape(1, -1)
-        out_shape = []
+        out_shape = [1] * x.dim() if keepdim else []
     else:
         d = dim % x.dim()
         x2 = x.movedim(d, -1).contiguous().reshape(-1, x.shape[d])

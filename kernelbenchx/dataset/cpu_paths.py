@@ -1,0 +1,66 @@
+"""Expected outputs must not depend on which vector unit the CPU that computes them has.
+
+`python -m kernelbenchx.dataset.cpu_paths OUT.pt [TASK ...]` writes every task's stage-1 expected outputs; run it
+once with the machine's default ATen CPU capability and once with ``ATEN_CPU_CAPABILITY=default`` (scalar code
+paths) and compare with `differences`. NaN and ±inf must sit at the same positions and every value must be
+identical: special values are part of the contract (dataset/refs.py pins them where torch's paths disagree).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import torch
+
+from kernelbenchx.dataset.cases import build_cases, run_reference
+from kernelbenchx.dataset.task import iter_tensors
+
+
+def expected_outputs(task_ids: list[str] | None = None) -> dict[str, list[Any]]:
+    from kernelbenchx.dataset.registry import all_tasks
+
+    tasks = [all_tasks()[t] for t in task_ids] if task_ids else list(all_tasks().values())
+    out = {}
+    for task in tasks:
+        if task.check is not None and task.contract.seed_kwarg:  # random outputs: judged by law, not values
+            continue
+        try:
+            out[task.id] = [(name, run_reference(task, call)) for name, call in build_cases(task, None)]
+        except Exception as exc:  # a broken reference is the selfcheck's business; note it and go on
+            out[task.id] = [("error", f"{type(exc).__name__}: {exc}")]
+    return out
+
+
+def differences(a: dict[str, list[Any]], b: dict[str, list[Any]]) -> list[str]:
+    problems = []
+    for task_id, rows in a.items():
+        for (name, x), (_, y) in zip(rows, b.get(task_id, [])):
+            for i, (s, t) in enumerate(zip(iter_tensors(x), iter_tensors(y))):
+                if s.dtype != t.dtype or s.shape != t.shape:
+                    problems.append(f"{task_id} {name}[{i}]: {s.dtype}{list(s.shape)} vs {t.dtype}{list(t.shape)}")
+                elif not same_bits(s, t):
+                    problems.append(f"{task_id} {name}[{i}]: {describe(s, t)}")
+    return problems
+
+
+def same_bits(s: torch.Tensor, t: torch.Tensor) -> bool:
+    if s.is_floating_point() or s.is_complex():
+        s, t = torch.view_as_real(s) if s.is_complex() else s, torch.view_as_real(t) if t.is_complex() else t
+        both_nan = torch.isnan(s) & torch.isnan(t)
+        return bool(((s == t) | both_nan).all())
+    return bool(torch.equal(s, t))
+
+
+def describe(s: torch.Tensor, t: torch.Tensor) -> str:
+    if s.is_complex():
+        s, t = torch.view_as_real(s), torch.view_as_real(t)
+    nan = (torch.isnan(s) != torch.isnan(t)).sum().item() if s.is_floating_point() else 0
+    inf = (torch.isinf(s) != torch.isinf(t)).sum().item() if s.is_floating_point() else 0
+    finite = torch.isfinite(s) & torch.isfinite(t) if s.is_floating_point() else torch.ones_like(s, dtype=torch.bool)
+    diff = (s[finite].double() - t[finite].double()).abs().max().item() if finite.any() else 0.0
+    return f"{nan} NaN and {inf} inf positions differ; max finite difference {diff:.3g}"
+
+
+if __name__ == "__main__":
+    torch.save(expected_outputs(sys.argv[2:] or None), sys.argv[1])

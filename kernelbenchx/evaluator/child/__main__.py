@@ -1,0 +1,51 @@
+"""Entry of the candidate process: limits first (nothing of torch or the candidate is loaded yet), then the
+harness. Started by process.Child as ``python -m kernelbenchx.evaluator.child FD``."""
+
+import json
+import os
+import resource
+
+
+def apply_limits() -> None:
+    limits = json.loads(os.environ.get("KBX_LIMITS", "{}"))
+    cpu = int(limits.get("cpu_s", 600))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    for name, key in (("RLIMIT_FSIZE", "file_bytes"), ("RLIMIT_NOFILE", "open_files"),
+                      ("RLIMIT_NPROC", "processes"), ("RLIMIT_AS", "address_space")):
+        if limits.get(key):
+            resource.setrlimit(getattr(resource, name), (int(limits[key]), int(limits[key])))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def not_pid_one() -> None:
+    """In a new PID namespace this process is PID 1, which the kernel shields from its own default-action
+    signals (a raised SIGSEGV would be ignored). PID 1 forks the harness, reaps, and exits with its status;
+    when PID 1 exits, everything left in the namespace dies with it."""
+    if os.getpid() != 1:
+        return
+    child = os.fork()
+    if child == 0:
+        return
+    os.closerange(0, 3)
+    for fd in range(3, 256):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    code = 0
+    while True:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        if pid == child:
+            code = os.waitstatus_to_exitcode(status)
+    os._exit(128 - code if code < 0 else code)
+
+
+apply_limits()
+not_pid_one()
+
+from kernelbenchx.evaluator.child.harness import main  # noqa: E402  (after the limits, on purpose)
+
+main()

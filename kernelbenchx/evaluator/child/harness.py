@@ -1,0 +1,261 @@
+"""The candidate process: confines itself, imports untrusted code and runs it on inputs the parent sends.
+
+It holds no reference implementation, no seed and no expected output. For each call it reports the raw
+outputs and what it observed (child/observe.py): launches, every PyTorch operator, threads, whether the
+observation layer stayed in place, input changes, aliasing, writes after return. The parent judges.
+Started by process.Child as ``python -m kernelbenchx.evaluator.child FD`` (child/__main__.py sets the limits).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from kernelbenchx.dataset.layouts import transfer
+from kernelbenchx.dataset.task import iter_tensors, map_tensors
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.child import confine, observe
+from kernelbenchx.evaluator.measure import perf_case, protocol
+from kernelbenchx.evaluator.process import Channel
+
+OUTPUT_SCALARS = (bool, int, float, complex, type(None))
+MAX_OUTPUT_BYTES = 8 << 30  # no task's output comes near this; a larger one is refused before it is copied
+_equal, _clone = torch.equal, torch.Tensor.clone  # taken before candidate code can replace the public ones
+
+
+class Harness:
+    def __init__(self) -> None:
+        self.entry: Callable[..., Any] | None = None
+        self.device = "cpu"
+        self.launches = observe.LaunchCounter()
+        self.snapshot: dict[str, int] = {}
+        self.perf_task = None
+
+    # -- requests ------------------------------------------------------------------------------------
+    def load(self, req: m.Load) -> Any:
+        self.device = req.device
+        import triton  # noqa: F401  (before the candidate, so the guards wrap the real classes)
+
+        torch.set_num_threads(1)
+        self.launches.install()
+        observe.count_thread_starts()
+        if self.device.startswith("cuda"):
+            # The CUDA context (and the driver's helper threads) exist before candidate code runs.
+            torch.zeros(1, device=self.device)
+            torch.cuda.synchronize()
+            self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
+        self.snapshot = observe.symbol_snapshot(self.trusted())
+        path = Path.cwd() / "candidate.py"
+        path.write_text(req.code)
+        isolation = confine.apply(Path.cwd(), self.device, exec_dirs())
+        observe.install_audit_hook(str(path), str(Path.cwd()))
+        observe.block_imports(str(path))
+        spec = importlib.util.spec_from_file_location("candidate", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["candidate"] = module
+        started = time.perf_counter()
+        observe.GUARDS.reset()
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as exc:  # SystemExit and friends are candidate faults too
+            return m.LoadFailed("import", str(exc)[:2000], m.error_info(exc), tuple(observe.GUARDS.refused))
+        entry = getattr(module, req.entry, None)
+        if not callable(entry):
+            return m.LoadFailed("entry", f"{req.entry!r} is not a callable after import")
+        self.entry = entry
+        return m.Loaded(time.perf_counter() - started, tuple(isolation))
+
+    def verify(self, req: m.Verify) -> m.Symbols:
+        return m.Symbols(tuple(observe.changed_symbols(self.snapshot, self.trusted())))
+
+    def time_case(self, req: m.TimeCase) -> Any:
+        return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self)
+
+    def run_case(self, req: m.RunCase) -> m.CaseReport:
+        args, kwargs = to_device(req.call, self.device)
+        tensors_in = list(iter_tensors((args, kwargs)))
+        pristine = [_clone(t) for t in tensors_in]
+        obs, out, error = self.observed_call(args, kwargs)
+        if error is not None:
+            return m.CaseReport(req.name, obs, error=error)
+        bad = unsupported_output(out)
+        if bad:
+            return m.CaseReport(req.name, obs, bad_output=bad)
+        compared = out if not req.mutates else (out, *(args[i] for i in req.mutates))
+        report = dict(
+            output=map_tensors(compared, lambda t: t.detach().cpu().clone()),
+            changed_inputs=tuple(i for i, (now, before) in enumerate(zip(tensors_in, pristine))
+                                 if not bitwise_equal(now, before)),
+            aliased_inputs=tuple(aliased(out, tensors_in)),
+            deferred=not bitwise_equal(self.last_snapshot, out))
+        extra = []
+        if req.repeat:
+            again_obs, report["repeat_output"] = self.call_again(req.call, req.mutates)
+            report["repeat_failed"] = report["repeat_output"] is None
+            extra.append(again_obs)
+        if req.reseed:
+            call = {**req.call, "kwargs": {**req.call["kwargs"], req.reseed: req.call["kwargs"][req.reseed] + 1}}
+            again_obs, report["reseed_output"] = self.call_again(call, req.mutates)
+            extra.append(again_obs)
+        return m.CaseReport(req.name, obs, extra_observations=tuple(extra), **report)
+
+    # -- observed calls ------------------------------------------------------------------------------
+    def observed_call(self, args: tuple, kwargs: dict,
+                      fn: Callable[..., Any] | None = None) -> tuple[m.Observation, Any, m.ErrorInfo | None]:
+        """One call of the entry (or `fn`) under observation; returns what was seen, the output and the
+        error (if it raised)."""
+        self.poison(args, kwargs)
+        recorder = observe.OpRecorder()
+        self.launches.count, self.launches.recorder = 0, recorder
+        observe.GUARDS.reset()
+        before, intact, out, error = observe.thread_count(), False, None, None
+        try:
+            with recorder:
+                try:
+                    out = (fn or self.entry)(*args, **kwargs)
+                finally:  # whether the call returned or raised: were the observers in place at its end?
+                    intact = observe.recorder_innermost(recorder) and self.launches.installed()
+            self.last_snapshot = None if unsupported_output(out) else map_tensors(out, lambda t: _clone(t))
+            protocol.synchronize(self.device)
+        except BaseException as exc:
+            error = m.error_info(exc)
+        finally:
+            self.launches.recorder = None
+        return self.observation(recorder, before, intact), out, error
+
+    def observation(self, recorder: observe.OpRecorder, threads_before: int, intact: bool) -> m.Observation:
+        return m.Observation(self.launches.count, dict(recorder.ops), threads_before, observe.thread_count(), intact,
+                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused))
+
+    def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
+        """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""
+        obs, out, error = self.observed_call(args, kwargs, fn)
+        if error is not None:
+            raise RuntimeError(f"{error.type}: {error.message}")
+        return obs, out
+
+    def observe_quiet(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
+        """For perf_case: an observed call that neither synchronizes nor allocates (graph capture allows
+        neither); the observation is appended to the measurement's."""
+        recorder = observe.OpRecorder()
+        self.launches.count, self.launches.recorder = 0, recorder
+        observe.GUARDS.reset()
+        before = observe.thread_count()
+        try:
+            with recorder:
+                try:
+                    out = fn(*args, **kwargs)
+                finally:
+                    intact = observe.recorder_innermost(recorder) and self.launches.installed()
+        finally:
+            self.launches.recorder = None
+        return self.observation(recorder, before, intact), out
+
+    def call_again(self, payload: dict, mutates: tuple) -> tuple[m.Observation, Any]:
+        """One more observed call on fresh copies of the inputs: what was seen and its compared outputs (raw:
+        the parent judges), the outputs None when the call raised or returned something unsupported."""
+        args, kwargs = to_device(payload, self.device)
+        obs, out, error = self.observed_call(args, kwargs)
+        if error is not None or unsupported_output(out):
+            return obs, None
+        again = out if not mutates else (out, *(args[i] for i in mutates))
+        return obs, map_tensors(again, lambda t: t.detach().cpu().clone())
+
+    def poison(self, args: tuple, kwargs: dict) -> None:
+        """Leave freed GPU memory full of NaN bytes, so outputs a kernel never writes are garbage, not stale
+        results (the CPU path gets the same from glibc's malloc perturbation, set by the parent)."""
+        if not self.device.startswith("cuda"):
+            return
+        sizes = [t.numel() * t.element_size() for t in iter_tensors((args, kwargs))]
+        blocks = [torch.empty(max(s, 512), dtype=torch.uint8, device=self.device).fill_(0xFF)
+                  for s in sizes + [2 * max(sizes, default=0)]]
+        del blocks
+
+    def trusted(self) -> dict[str, Any]:
+        return {"kbx.protocol.time_case": protocol.time_case, "kbx.protocol.synchronize": protocol.synchronize,
+                "kbx.harness.observed_call": Harness.observed_call,
+                "kbx.observe.OpRecorder": observe.OpRecorder.__torch_dispatch__}
+
+
+def exec_dirs() -> list[str]:
+    """Directories the candidate process may execute from: Triton's bundled ptxas on the GPU path."""
+    if not torch.cuda.is_available():
+        return []
+    import triton
+
+    dirs = [str(Path(triton.__file__).resolve().parent / "backends" / "nvidia" / "bin")]
+    if os.environ.get("TRITON_PTXAS_PATH"):
+        dirs.append(str(Path(os.environ["TRITON_PTXAS_PATH"]).resolve().parent))
+    return [d for d in dirs if os.path.isdir(d)]
+
+
+def to_device(payload: dict, device: str) -> tuple[tuple, dict]:
+    """The case's inputs on the device, views kept as views (same strides and storage offsets)."""
+    args = map_tensors(tuple(payload["args"]), lambda t: transfer(t, device))
+    kwargs = map_tensors(dict(payload["kwargs"]), lambda t: transfer(t, device))
+    return args, kwargs
+
+
+def unsupported_output(value: Any) -> str | None:
+    total = sum(t.numel() * t.element_size() for t in iter_tensors(value))
+    if total > MAX_OUTPUT_BYTES:
+        return f"output of {total / 2 ** 30:.1f} GiB is larger than any task's output"
+    return unsupported_type(value)
+
+
+def unsupported_type(value: Any) -> str | None:
+    if isinstance(value, torch.Tensor):
+        if type(value) is not torch.Tensor:
+            return f"output is a tensor subclass ({type(value).__name__}), not a plain torch.Tensor"
+        return None
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            reason = unsupported_type(v)
+            if reason:
+                return reason
+        return None
+    if isinstance(value, OUTPUT_SCALARS):
+        return None
+    return f"unsupported output type {type(value).__name__}"
+
+
+def bitwise_equal(a: Any, b: Any) -> bool:
+    ta, tb = list(iter_tensors(a)), list(iter_tensors(b))
+    if len(ta) != len(tb):
+        return False
+    for x, y in zip(ta, tb):
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        if x.numel() and not _equal(as_bytes(x), as_bytes(y)):
+            return False
+    return True
+
+
+def as_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().contiguous().reshape(-1).view(torch.uint8).to("cpu")
+
+
+def aliased(out: Any, inputs: list[torch.Tensor]) -> list[int]:
+    """Indices of the inputs whose storage an output shares."""
+    pointers = {t.untyped_storage().data_ptr() for t in iter_tensors(out) if t.numel()}
+    return [i for i, t in enumerate(inputs) if t.numel() and t.untyped_storage().data_ptr() in pointers]
+
+
+def main() -> None:
+    channel = Channel(int(sys.argv[1]))
+    harness = Harness()
+    handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,
+                m.TimeCase: harness.time_case}
+    for request in channel.requests():
+        handler = handlers.get(type(request))
+        if handler is None:
+            channel.reply(m.Failed(m.ErrorInfo("ProtocolError", f"unexpected request {type(request).__name__}")))
+            continue
+        channel.reply(handler(request))
+    os._exit(0)

@@ -1,0 +1,217 @@
+"""What the candidate process watches while candidate code runs. It records raw facts; the parent judges.
+
+- ``LaunchCounter``: counts Triton launches (JIT, autotuned and interpreted kernels alike) by wrapping the
+  `run` method every launch goes through. Triton's own work inside `run` is not candidate compute, so the
+  recorder is paused there — but a grid given as a callable is candidate code, so it runs observed.
+- ``OpRecorder``: every aten operator (overload packet) that runs during a call, with its count. Which of
+  them count as compute is the parent's decision (parent/observations.py).
+- ``intact``: after each call, whether the recorder was still the innermost dispatch mode and the launch
+  counter still wrapped Triton; anything else means candidate code reached the observation layer.
+- ``thread_count``: the process's threads (/proc/self/task), before and after each call (new threads are
+  refused by seccomp as well).
+- ``install_audit_hook`` / ``block_imports``: in-process guards kept as a second layer below the OS one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from typing import Any, Callable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+
+SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
+                "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",
+                "torch.Tensor.copy_", "torch.equal", "time.perf_counter")
+
+
+class OpRecorder(TorchDispatchMode):
+    """Counts aten overload packets executed while active."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: dict[str, int] = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        name = func.overloadpacket.__name__
+        self.ops[name] = self.ops.get(name, 0) + 1
+        return func(*args, **(kwargs or {}))
+
+
+class LaunchCounter:
+    """Wraps the `run` methods Triton uses for every launch; counts launches and keeps grid callables observed."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.recorder: OpRecorder | None = None  # the recorder of the call in progress
+        self.wrapped: dict[type, Callable] = {}
+
+    def install(self) -> None:
+        from triton.runtime import jit
+
+        classes: list[type] = [jit.JITFunction]
+        try:
+            from triton.runtime.interpreter import InterpretedFunction
+            classes.append(InterpretedFunction)
+        except ImportError:
+            pass
+        for cls in classes:
+            self.wrap(cls)
+
+    def wrap(self, cls: type) -> None:
+        original = cls.run
+        counter = self
+
+        def run(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
+            counter.count += 1
+            grid = kwargs.get("grid")
+            if callable(grid) and counter.recorder is not None:
+                kwargs["grid"] = counter.observed(grid)
+            with _disable_current_modes():  # Triton's own tensor handling is not candidate compute
+                return original(fn_self, *args, **kwargs)
+
+        run.__wrapped__ = original
+        cls.run = run
+        self.wrapped[cls] = run
+
+    def observed(self, fn: Callable) -> Callable:
+        recorder = self.recorder
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with recorder:
+                return fn(*args, **kwargs)
+
+        return call
+
+    def installed(self) -> bool:
+        return all(cls.run is run for cls, run in self.wrapped.items())
+
+
+def recorder_innermost(recorder: OpRecorder) -> bool:
+    """Whether `recorder` is the innermost active dispatch mode (nothing pushed above it, nothing popped)."""
+    depth = torch._C._len_torch_dispatch_stack()
+    return depth > 0 and torch._C._get_dispatch_stack_at(depth - 1) is recorder
+
+
+class Guards:
+    """What the in-process guards saw: threads candidate code tried to start, operations the audit hook
+    refused. Reset before each call; reported raw in the call's Observation."""
+
+    def __init__(self) -> None:
+        self.thread_attempts = 0
+        self.refused: list[str] = []
+
+    def reset(self) -> None:
+        self.thread_attempts, self.refused = 0, []
+
+
+GUARDS = Guards()
+
+
+def count_thread_starts() -> None:
+    """Wrap Python's thread-start primitives so every attempt is counted, whether or not it succeeds."""
+    import _thread
+
+    for module, name in ((_thread, "start_new_thread"), (_thread, "start_joinable_thread"),
+                         (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
+        original = getattr(module, name, None)
+        if original is None:
+            continue
+
+        def start(*args: Any, _original: Callable = original, **kwargs: Any) -> Any:
+            GUARDS.thread_attempts += 1
+            return _original(*args, **kwargs)
+
+        setattr(module, name, start)
+
+
+def thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def caller_is_candidate(candidate_file: str) -> bool:
+    """True when the nearest frame from candidate code or a trusted library is the candidate's."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name == candidate_file:
+            return True
+        if "/triton/" in name or "/torch/" in name or "/kernelbenchx/" in name:
+            return False
+        frame = frame.f_back
+    return False
+
+
+BLOCKED_EVENTS = ("os.fork", "os.forkpty", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+                  "subprocess.Popen", "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "socket.",
+                  "os.kill", "os.killpg", "signal.", "sys.setprofile", "sys.settrace", "os.chdir",
+                  "sys.addaudithook", "cpython.run_", "os.putenv", "os.unsetenv", "os.add_dll_directory",
+                  "mmap.__new__", "os.truncate", "os.remove", "os.rename", "os.rmdir", "shutil.")
+
+
+def install_audit_hook(candidate_file: str, workdir: str) -> None:
+    """Refuse dangerous events raised from candidate code (irremovable once added)."""
+    workdir = os.path.realpath(workdir)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open" and len(args) >= 2 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
+            path = args[0] if isinstance(args[0], str) else None
+            if path and not os.path.realpath(path).startswith(workdir) and caller_is_candidate(candidate_file):
+                GUARDS.refused.append(f"open {path} for writing")
+                raise PermissionError(f"kbx sandbox: writing {path} is not allowed")
+        elif event.startswith(BLOCKED_EVENTS) and caller_is_candidate(candidate_file):
+            GUARDS.refused.append(event)
+            raise PermissionError(f"kbx sandbox: {event} is not allowed")
+
+    sys.addaudithook(hook)
+
+
+class ReferenceBlocker:
+    """A meta-path finder that refuses kbx's own modules to candidate code."""
+
+    def __init__(self, candidate_file: str) -> None:
+        self.candidate_file = candidate_file
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if (name == "kernelbenchx" or name.startswith("kernelbenchx.")) and caller_is_candidate(self.candidate_file):
+            GUARDS.refused.append(f"import {name}")
+            raise ImportError(f"kbx sandbox: importing {name} is not allowed")
+        return None
+
+
+def block_imports(candidate_file: str) -> None:
+    """Forget kbx's modules (so an import must go through the finder) and install the blocker."""
+    for name in list(sys.modules):
+        if name == "kernelbenchx" or name.startswith("kernelbenchx."):
+            del sys.modules[name]
+    sys.meta_path.insert(0, ReferenceBlocker(candidate_file))
+
+
+def resolve_symbol(path: str) -> Any:
+    module_name, *attrs = path.split(".")
+    obj = sys.modules.get(module_name) or __import__(module_name)
+    for attr in attrs:
+        obj = getattr(obj, attr)
+    return obj
+
+
+def symbol_snapshot(extra: dict[str, Any] | None = None) -> dict[str, int]:
+    """ids of the functions timing and checking rely on; any change means monkeypatching."""
+    snap = {path: id(resolve_symbol(path)) for path in SYNC_SYMBOLS if torch.cuda.is_available()
+            or not path.startswith("torch.cuda")}
+    for name, obj in (extra or {}).items():
+        snap[name] = id(obj)
+        code = getattr(obj, "__code__", None)
+        if code is not None:
+            snap[name + ".__code__"] = id(code)
+    return snap
+
+
+def changed_symbols(before: dict[str, int], extra: dict[str, Any] | None = None) -> list[str]:
+    after = symbol_snapshot(extra)
+    return sorted(k for k in before if after.get(k) != before[k])

@@ -1,0 +1,173 @@
+"""One perf case, measured inside a timing process (the candidate's, or the trusted lane) on the GPU.
+
+Both processes build the same input sets from the same seeds on the same device, so the parent can compare
+their fingerprints, time both on identical data, and re-check the candidate's timed outputs (and the output
+of one more call on inputs drawn after timing from a seed it never saw before) against the baseline's. In the
+candidate process the first call, the calls a CUDA graph captures and the post-timing call run observed
+(launches and PyTorch operators are reported); the lane passes no observer.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from typing import Any, Callable, Protocol as TypingProtocol
+
+import torch
+
+from kernelbenchx.dataset.task import Call, Task
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import protocol as timing
+
+# A candidate this much slower than the baseline (and slower than SLOW_FLOOR_S per call) is timed with one
+# call instead of the full protocol: its speedup is below 1/SLOW_FACTOR either way, and a full protocol would
+# hold the GPU's timing lane for minutes. Its output on input set 0 is still re-checked.
+SLOW_FACTOR = 100.0
+SLOW_FLOOR_S = 1.0
+SLOW_METHODS = ("single_call", "first_call_host")
+
+
+class Observer(TypingProtocol):
+    def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
+        """One observed call, synchronized, raising what the call raised."""
+
+    def observe_quiet(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
+        """One observed call that neither synchronizes nor allocates (legal inside a CUDA graph capture)."""
+
+
+def load_task(task_id: str) -> Task:
+    """The one task module a timing process needs (not the whole registry)."""
+    import importlib
+
+    category, stem = task_id.split("/")
+    return importlib.import_module(f"kernelbenchx.dataset.tasks.{category}.{stem}").TASK
+
+
+def build_case(task: Task, index: int, seed: int, device: str) -> tuple[str, Call]:
+    gen = torch.Generator(device=device).manual_seed(seed)
+    return next(itertools.islice(task.perf_cases(gen), index, None))
+
+
+def merge(observations: list[m.Observation]) -> m.Observation:
+    ops: dict[str, int] = {}
+    for o in observations:
+        for k, v in o.ops.items():
+            ops[k] = ops.get(k, 0) + v
+    return m.Observation(sum(o.launches for o in observations), ops, min(o.threads_before for o in observations),
+                         max(o.threads_after for o in observations), all(o.observer_intact for o in observations))
+
+
+def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
+                 observer: Observer | None = None) -> m.PerfReport | m.Failed:
+    """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check."""
+    try:
+        return Measurement(req, task, fn, device, observer).run()
+    except torch.cuda.OutOfMemoryError as exc:
+        torch.cuda.empty_cache()
+        return m.Failed(m.ErrorInfo("OutOfMemoryError", str(exc)[:500]))
+    except Exception as exc:
+        return m.Failed(m.error_info(exc))
+
+
+class Measurement:
+    def __init__(self, req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
+                 observer: Observer | None) -> None:
+        self.req, self.task, self.device, self.observer = req, task, device, observer
+        self.fn = copying(fn, task.contract.mutates) if task.contract.mutates else fn
+        self.observations: list[m.Observation] = []
+        self.phases: dict[str, float] = {}
+        self.clock = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.phases[name], self.clock = now - self.clock, now
+
+    def call(self, call: Call) -> Any:
+        if self.observer is None:
+            return self.fn(*call.args, **call.kwargs)
+        obs, out = self.observer.observe(self.fn, *call.args, **call.kwargs)
+        self.observations.append(obs)
+        return out
+
+    def quietly(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            obs, out = self.observer.observe_quiet(fn, *args, **kwargs)
+            self.observations.append(obs)
+            return out
+
+        return call
+
+    def run(self) -> m.PerfReport:
+        req = self.req
+        built = [build_case(self.task, req.case, seed, self.device) for seed in req.seeds]
+        calls = [call for _, call in built]
+        fingerprints = tuple(timing.fingerprint(c.tensors()) for c in calls)
+        self.lap("build_s")
+        first_out = self.call(calls[0])
+        torch.cuda.synchronize()
+        self.lap("first_call_s")
+        protocol = timing.Protocol(**req.protocol)
+        slow_s = max(SLOW_FLOOR_S, SLOW_FACTOR * (req.baseline_ms or math.inf) / 1e3)
+        timed = time_slow(self.fn, calls[0], self.phases["first_call_s"], first_out, slow_s) \
+            if self.observer is not None and self.phases["first_call_s"] > slow_s else None
+        slow, first_out = timed is not None, None  # the first output is not kept alive through the timing
+        stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
+                                                   wrap=self.quietly if self.observer is not None else None)
+        samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
+        full = outputs[0] if req.full_output else None
+        self.lap("timing_s")
+        recheck = None
+        if not slow:
+            fresh = build_case(self.task, req.case, req.recheck_seed, self.device)[1]
+            out = self.call(fresh)
+            torch.cuda.synchronize()
+            recheck = timing.sample_values(out, req.positions_seed)
+        cost = self.cost(calls[0]) if self.observer is None else None
+        self.lap("recheck_s")
+        report = m.PerfReport(built[0][0], fingerprints, stats, samples, dict(self.phases),
+                              merge(self.observations) if self.observations else None, recheck, cost,
+                              to_cpu(full) if full is not None else None)
+        del calls, built, outputs
+        torch.cuda.empty_cache()  # long-lived lane processes must not hoard the previous case's memory
+        return report
+
+    def cost(self, call: Call) -> dict | None:
+        out = self.task.reference(*call.clone().args, **call.kwargs)
+        cost = self.task.cost(call, out)
+        return {"flops": cost.flops, "bytes": cost.bytes, "unit": cost.unit}
+
+
+def to_cpu(value: Any) -> Any:
+    from kernelbenchx.dataset.task import map_tensors
+
+    return map_tensors(value, lambda t: t.detach().cpu())
+
+
+def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any,
+              slow_s: float) -> tuple[dict, list[Any]] | None:
+    """One measurement of a very slow candidate: the first call's host time when it took over ten seconds
+    (compilation is negligible then), else one warm call timed with device events. None when the warm call
+    is not slow after all (the first call was mostly compilation): the full protocol applies then."""
+    if first_s > 10 * SLOW_FLOOR_S:
+        return timing.summarize([first_s * 1e3], "first_call_host", True, first_s), [first_out]
+    started = time.perf_counter()
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    out = fn(*call.args, **call.kwargs)
+    end.record()
+    torch.cuda.synchronize()
+    if begin.elapsed_time(end) < slow_s * 1e3:
+        return None
+    return timing.summarize([begin.elapsed_time(end)], "single_call", True, time.perf_counter() - started), [out]
+
+
+def copying(fn: Callable[..., Any], mutates: tuple[int, ...]) -> Callable[..., Any]:
+    """Wrap an in-place function so each call updates fresh copies of the mutated arguments."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        args = tuple(a.clone() if i in mutates and isinstance(a, torch.Tensor) else a for i, a in enumerate(args))
+        out = fn(*args, **kwargs)
+        return (out, *(args[i] for i in mutates))
+
+    return call

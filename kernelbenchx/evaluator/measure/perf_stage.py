@@ -1,0 +1,200 @@
+"""The perf stage, driven from the trusted parent: baseline and candidate timed in turn on one GPU's lane.
+
+For each perf case: the lane (trusted) and the candidate process build the same input sets from the same
+seeds; the baseline is timed, then the candidate, with the same protocol; the parent checks that both saw the
+same inputs (fingerprints), judges the candidate's observations (launches, PyTorch operators, threads, the
+observation layer itself) over every call the protocol made, re-checks its timed outputs and one fresh
+post-timing call at secret positions (elementwise contracts) or has the lane judge the whole perf-size
+output with the task's own check (decompositions, RNG, quantization), cross-checks event time against host
+time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
+the task's speedup is the geometric mean over its cases.
+
+Baselines run under the same precision admission as the candidate (TF32 on where the contract allows it);
+for such tasks the strict-fp32 baseline is timed too and both speedups are kept, labelled.
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import torch
+
+from kernelbenchx.dataset.contract import compare
+from kernelbenchx.dataset.task import Task
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import roofline
+from kernelbenchx.evaluator.measure.golden import golden_deviation
+from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS
+from kernelbenchx.evaluator.measure.protocol import Protocol
+from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.process import Child, ChildFailed
+from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+STRICT = "eager_fp32"  # name of the strict-fp32 baseline kept next to the same-contract one
+
+
+@dataclass(frozen=True)
+class Lane:
+    """What the perf stage needs from the run: the GPU's trusted lane, seeds, protocol, peaks and targets."""
+
+    call: Callable[[Any, float], Any]  # the lane server's call
+    seed_of: Callable[..., int]  # derive_seed bound to the run's secret seed
+    protocol: Protocol
+    peaks: dict | None
+    target: str | None
+    baselines: tuple[str, ...]
+    timeout_s: float
+
+
+def perf_case_count(task: Task) -> int:
+    with torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True):
+        return sum(1 for _ in task.perf_cases(torch.Generator().manual_seed(0)))
+
+
+def perf_stage(child: Child, task: Task, lane: Lane) -> dict:
+    """Time every perf case (the caller holds the GPU exclusively). Raises Rejected for the first failure."""
+    cases: list[dict] = []
+    warnings: list[str] = []
+    count = perf_case_count(task)
+    child.restart_clock(lane.timeout_s)
+    try:
+        for index in range(count):
+            cases.append(time_case(child, task, index, lane, warnings))
+        symbols = child.call(m.Verify())
+    except ChildFailed as failed:
+        if failed.kind != "timeout":
+            raise
+        raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but its perf stage did not finish in "
+                       f"{lane.timeout_s:.0f} s ({len(cases)} of {count} cases timed; the re-checks of the "
+                       "other cases' timed outputs never ran)") from None
+    if isinstance(symbols, m.Symbols) and symbols.changed:
+        raise Rejected(Reason.MONKEYPATCH, f"trusted functions replaced during timing: {', '.join(symbols.changed)}")
+    return finish(cases, warnings, lane.baselines + ((STRICT,) if task.contract.tf32 else ()))
+
+
+def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[str]) -> dict:
+    """One perf case: the eager baseline, then the candidate, then any other baselines."""
+    seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
+    request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
+                         tf32=task.contract.tf32, full_output=task.check is not None)
+    base = lane.call(request, 600)
+    if not isinstance(base, m.PerfReport):
+        raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
+    mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False,
+                                    "baseline_ms": base.timing["median_ms"]}), timeout=600)
+    row = judge_case(task, index, base, mine, lane)
+    for name in lane.baselines:
+        if name != "eager":
+            other = lane.call(m.TimeCase(**{**asdict_shallow(request), "baseline": name}), 900)
+            row["baselines"][name] = other.timing if isinstance(other, m.PerfReport) else None
+    if task.contract.tf32:
+        strict = lane.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "full_output": False}), 600)
+        row["baselines"][STRICT] = strict.timing if isinstance(strict, m.PerfReport) else None
+    deviation = golden_deviation(lane.target, task.id, index, base.name, base.timing["median_ms"])
+    if deviation is not None:
+        row["golden_deviation"] = deviation
+        if abs(deviation) > 0.25:
+            warnings.append(f"case {index}: live eager baseline differs from the {lane.target} golden "
+                            f"by {deviation:+.0%} (throttling, wrong GPU or a noisy neighbour?)")
+    return row
+
+
+def asdict_shallow(msg: Any) -> dict:
+    return {f: getattr(msg, f) for f in msg.__dataclass_fields__}
+
+
+def describe(reply: Any) -> str:
+    if isinstance(reply, m.Failed):
+        return f"{reply.error.type}: {reply.error.message}"
+    return f"unexpected reply {type(reply).__name__}"
+
+
+def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane) -> dict:
+    where = f"perf case {index}"
+    if not isinstance(mine, m.PerfReport):
+        raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
+    if tuple(mine.fingerprints) != tuple(base.fingerprints):
+        raise Rejected(Reason.INPUT_TAMPERING, f"{where}: the candidate process saw different inputs than the "
+                                               "trusted process (input generation was altered)")
+    observations.judge(mine.observation, where, empty_output=False)
+    if mine.observation is None:
+        raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the candidate process sent no observations")
+    recheck(task, index, base, mine, lane, where)
+    timing = mine.timing
+    if timing["event_total_ms"] > timing["host_total_ms"] * 1.05 + 1.0:
+        raise Rejected(Reason.TIMER_TAMPERING, f"{where}: device events report {timing['event_total_ms']:.1f} ms "
+                                               f"inside {timing['host_total_ms']:.1f} ms of host time")
+    row = {"case": index, "name": base.name, "candidate": timing, "baselines": {"eager": base.timing},
+           "speedup": {"eager": base.timing["median_ms"] / timing["median_ms"]}, "cost": base.cost,
+           "phases_s": {"candidate": mine.phases, "baseline": base.phases}}
+    if lane.peaks and base.cost:
+        cost = base.cost
+        row["roofline"] = roofline.roofline(cost["flops"], cost["bytes"], cost["unit"], timing["median_ms"],
+                                            lane.peaks)
+        row["baseline_roofline"] = roofline.roofline(cost["flops"], cost["bytes"], cost["unit"],
+                                                     base.timing["median_ms"], lane.peaks)
+    return row
+
+
+def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, lane: Lane, where: str) -> None:
+    """Timed outputs meet the contract at perf size: sampled positions against the baseline's (elementwise
+    contracts), or the whole output of input set 0 judged by the lane with the task's own check."""
+    slow = slow_enough_to_skip_recheck(mine.timing, base.timing)
+    if task.check is not None:
+        seed = lane.seed_of(task.id, "perf", index, 0)
+        verdict = lane.call(m.PerfCheck(task.id, index, seed, mine.output), 900)
+        if not isinstance(verdict, m.CheckResult):
+            raise Rejected(Reason.HARNESS_ERROR, f"{where}: the lane could not judge the output: {describe(verdict)}")
+        if verdict.reason:
+            raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
+        return
+    tol = task.contract.tolerance
+    if tol.scale == "bound":  # an accumulation bound needs the inputs: the sampled values get the loosest
+        tol = type(tol)(tol.rtol, 0.0, "rms", None)  # RMS scale instead (the full check ran in stages 1-2)
+    for k, (got, want) in enumerate(zip(mine.samples, base.samples)):
+        reason = compare(list(got), list(want), tol, f"timed output (input set {k})")
+        if reason:
+            raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
+    if not slow:
+        reason = compare(list(mine.recheck), list(base.recheck), tol, "post-timing call on fresh inputs")
+        if reason:
+            raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
+
+
+def slow_enough_to_skip_recheck(mine: dict, base: dict) -> bool:
+    """A candidate timed by one call skips the fresh-input re-check (its set-0 output is still checked); the
+    claim must hold up: at least SLOW_FACTOR times the baseline, or the reply was forged."""
+    if mine["method"] not in SLOW_METHODS:
+        return False
+    if mine["median_ms"] < SLOW_FACTOR * base["median_ms"]:
+        raise Rejected(Reason.TIMER_TAMPERING, f"a one-call timing of {mine['median_ms']:.3f} ms is reported, but "
+                       f"only candidates {SLOW_FACTOR:.0f}x slower than the baseline ({base['median_ms']:.3f} ms) "
+                       "are timed that way")
+    return True
+
+
+def finish(cases: list[dict], warnings: list[str], baselines: tuple[str, ...]) -> dict:
+    geo: dict[str, Any] = {}
+    for name in baselines:
+        ratios = []
+        for row in cases:
+            b = row["baselines"].get(name)
+            if b:
+                row["speedup"][name] = b["median_ms"] / row["candidate"]["median_ms"]
+                ratios.append(row["speedup"][name])
+        geo[name] = math.exp(sum(map(math.log, ratios)) / len(ratios)) if ratios else None
+    result = {"status": "measured", "cases": cases, "speedup_geomean": geo, "warnings": warnings,
+              "budget_exhausted": sum(r["candidate"]["budget_exhausted"] for r in cases)}
+    too_fast = [r for r in cases if roofline.implausible((r.get("roofline") or {}).get("roofline_fraction"))]
+    if too_fast:
+        r = too_fast[0]
+        result["status"] = "implausible"
+        result["reason"] = (f"perf case {r['case']}: {r['candidate']['median_ms'] * 1e3:.2f} µs is below the "
+                            f"roofline floor {r['roofline']['t_min_ms'] * 1e3:.2f} µs "
+                            f"(fraction {r['roofline']['roofline_fraction']:.2f} > "
+                            f"{1 + roofline.IMPLAUSIBLE_MARGIN:.2f})")
+    return result
+

@@ -1,0 +1,195 @@
+"""GPU timing protocol, shared by the candidate process and the trusted baseline process.
+
+One timed call = L2 flush (outside the interval) → start event → the work → end event, with a device-wide
+synchronization after each repetition, cycling through several pre-generated input sets so that no two
+consecutive calls see the same buffers. When the work can be captured in a CUDA graph (one graph per input
+set), the graph is replayed instead: capture rejects work on unjoined side streams, and replay measures GPU
+time without Python launch overhead. Repetitions continue until the median's relative 95% confidence
+half-width is under the target, or the time budget is spent (recorded as ``budget_exhausted``).
+
+The speedup therefore compares GPU time of the candidate's work with GPU time of the baseline's work on
+the same inputs, device and protocol.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import torch
+
+from kernelbenchx.dataset.task import iter_tensors
+
+L2_FLUSH_BYTES = 256 << 20
+
+
+@dataclass(frozen=True)
+class Protocol:
+    input_sets: int = 3
+    warmup: int = 3
+    min_reps: int = 10
+    max_reps: int = 500
+    target_rel_ci: float = 0.01
+    budget_s: float = 0.5
+    use_graphs: bool = True
+
+
+def synchronize(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def median_ci(samples: list[float]) -> tuple[float, float]:
+    """Median and the relative half-width of its 95% confidence interval (order-statistic method)."""
+    xs = sorted(samples)
+    n = len(xs)
+    med = statistics.median(xs)
+    if n < 6 or med <= 0:
+        return med, float("inf")
+    half = 1.96 * math.sqrt(n) / 2
+    lo, hi = xs[max(0, int(n / 2 - half))], xs[min(n - 1, int(math.ceil(n / 2 + half)))]
+    return med, (hi - lo) / 2 / med
+
+
+def summarize(samples_ms: list[float], method: str, budget_exhausted: bool, host_s: float) -> dict:
+    med, rel_ci = median_ci(samples_ms)
+    xs = sorted(samples_ms)
+    q = lambda p: xs[min(len(xs) - 1, int(p * len(xs)))]  # noqa: E731
+    return {"median_ms": med, "rel_ci95": rel_ci if math.isfinite(rel_ci) else None,  # None: too few samples
+            "p10_ms": q(0.1), "p90_ms": q(0.9), "min_ms": xs[0],
+            "count": len(xs), "method": method, "budget_exhausted": budget_exhausted,
+            "event_total_ms": sum(xs), "host_total_ms": host_s * 1e3}
+
+
+class L2Flusher:
+    def __init__(self) -> None:
+        self.buffer = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+
+    def __call__(self) -> None:
+        self.buffer.fill_(0x5A5A5A5A)
+
+
+def syncs_host(fn: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
+    """True when one call synchronizes with the host (e.g. torch's linalg error checks read `info`).
+
+    Such work cannot be captured, and attempting it is not harmless: a capture invalidated inside
+    cuSOLVER leaves its handle broken (every later sytrf call in the process fails), so it is never tried.
+    """
+    previous = torch.cuda.get_sync_debug_mode()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        fn(*args, **kwargs)
+        return False
+    except RuntimeError as exc:
+        if "synchroniz" in str(exc):
+            return True
+        raise
+    finally:
+        torch.cuda.set_sync_debug_mode(previous)
+        torch.cuda.synchronize()
+
+
+def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]]) -> list | None:
+    """One CUDA graph per input set, or None when the work cannot be captured."""
+    if syncs_host(fn, *input_sets[0]):
+        return None
+    graphs = []
+    stream = torch.cuda.Stream()
+    try:
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for args, kwargs in input_sets:  # a warm call on the side stream, as capture requires
+                fn(*args, **kwargs)
+        torch.cuda.current_stream().wait_stream(stream)
+        torch.cuda.synchronize()
+        for args, kwargs in input_sets:
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph):
+                graph.outputs = fn(*args, **kwargs)
+            graphs.append(graph)
+        torch.cuda.synchronize()
+        return graphs
+    except Exception:
+        torch.cuda.synchronize()
+        return None
+
+
+def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> bool:
+    """Run the warm-up calls; stop early once they take longer than the budget. Returns True when the
+    work is slow enough that graph capture (more calls, no gain for long work) is not worth it."""
+    started = time.perf_counter()
+    for i in range(protocol.warmup):
+        args, kwargs = input_sets[i % len(input_sets)]
+        fn(*args, **kwargs)
+        torch.cuda.synchronize()
+        if time.perf_counter() - started > protocol.budget_s:
+            return True
+    return False
+
+
+def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
+              wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None) -> tuple[dict, list[Any]]:
+    """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
+    last timed call (re-checked by the caller). `wrap` (the candidate's observer) wraps every call the
+    protocol makes: warm-ups, graph captures and eager timed calls."""
+    if wrap is not None:
+        fn = wrap(fn)
+    flush = L2Flusher()
+    slow = warm_up(fn, input_sets, protocol)
+    graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None
+    outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
+    if graphs is not None:
+        runners = [graph.replay for graph in graphs]
+        method = "cuda_graph"
+    else:
+        def eager(i: int) -> None:
+            args, kwargs = input_sets[i]
+            outputs[i] = fn(*args, **kwargs)
+
+        runners = [lambda i=i: eager(i) for i in range(len(input_sets))]
+        method = "eager"
+    samples, started = [], time.perf_counter()
+    exhausted = False
+    while True:
+        run = runners[len(samples) % len(runners)]
+        flush()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run()
+        end.record()
+        torch.cuda.synchronize()
+        samples.append(start.elapsed_time(end))
+        if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
+            break
+        if len(samples) >= protocol.max_reps:
+            break
+        if time.perf_counter() - started > protocol.budget_s:
+            exhausted = True
+            break
+    return summarize(samples, method, exhausted, time.perf_counter() - started), outputs
+
+
+def fingerprint(value: Any) -> list[float]:
+    """Cheap content summary of tensors (sum and sum of squares in fp64) to compare input sets across processes."""
+    out = []
+    for t in iter_tensors(value):
+        d = t.detach().double() if not t.is_complex() else torch.view_as_real(t.detach()).double()
+        out += [float(d.sum()), float((d * d).sum())]
+    return out
+
+
+def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[torch.Tensor]:
+    """Values of each output tensor at `count` positions chosen by a seed the timed code never saw."""
+    gen = torch.Generator().manual_seed(positions_seed)
+    picked = []
+    for t in iter_tensors(value):
+        flat = t.detach().reshape(-1)
+        if flat.numel() == 0:
+            picked.append(flat.cpu())
+            continue
+        idx = torch.randint(0, flat.numel(), (min(count, flat.numel()),), generator=gen)
+        picked.append(flat[idx.to(flat.device)].cpu())
+    return picked

@@ -1,0 +1,268 @@
+"""Every request and reply exchanged between kbx's processes, as one typed definition each, and the codec.
+
+Processes: the trusted parent (kbx eval), the trusted reference/timing servers (trusted/server.py) and the
+untrusted candidate process (child/harness.py). A message is a frozen dataclass registered here; on the wire
+it is a length-prefixed `torch.save` frame of plain data (``{"__kbx__": name, **fields}``, tensors inside),
+loaded with ``weights_only=True``, so nothing a process sends can execute code in the one that reads it.
+``decode`` refuses unknown types and unknown or missing fields: a candidate cannot smuggle a reply of the
+wrong shape to the parent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+HEADER = struct.Struct("<Q")
+MAX_FRAME = 1 << 31  # 2 GiB: a process that claims more is flooding the channel
+REGISTRY: dict[str, type] = {}
+
+
+class ProtocolError(Exception):
+    """A frame that is not a well-formed kbx message."""
+
+
+def message(cls: type) -> type:
+    """Class decorator: a frozen dataclass that can cross a process boundary."""
+    cls = dataclass(frozen=True)(cls)
+    REGISTRY[cls.__name__] = cls
+    return cls
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Shared parts
+
+
+@message
+class ErrorInfo:
+    """An exception raised in another process: its type, message, formatted traceback and frames (file,
+    line, function), innermost last. The parent decides from the frames where it came from."""
+
+    type: str
+    message: str
+    traceback: str = ""
+    frames: tuple = ()
+    errno: int | None = None  # for OSError: EPERM/EACCES mean a sandbox layer refused the operation
+
+
+@message
+class Failed:
+    """Reply of any server when a request could not be served."""
+
+    error: ErrorInfo
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Parent → candidate process (child/harness.py)
+
+
+@message
+class Load:
+    code: str
+    entry: str
+    task_id: str
+    device: str
+
+
+@message
+class Loaded:
+    import_s: float
+    isolation: tuple = ()  # the confinement layers the process applied to itself before importing the code
+
+
+@message
+class LoadFailed:
+    stage: str  # "import" (the code raised) or "entry" (the entry is not a callable)
+    message: str
+    error: ErrorInfo | None = None
+    refused: tuple = ()  # operations the in-process guard refused during the import
+
+
+@message
+class RunCase:
+    name: str
+    call: dict  # Call payload: {"args": [...], "kwargs": {...}}
+    repeat: bool = False  # call a second time on fresh copies of the inputs
+    reseed: str | None = None  # call once more with this keyword argument changed (RNG tasks)
+    mutates: tuple = ()  # positional arguments updated in place: compared after the call
+
+
+@message
+class Observation:
+    """What the harness saw during one call: raw facts, no judgement."""
+
+    launches: int  # Triton kernel launches
+    ops: dict  # aten overload packet → times it ran outside Triton's own launch code
+    threads_before: int
+    threads_after: int
+    observer_intact: bool  # the op recorder and launch counter were in place for the whole call
+    thread_attempts: int = 0  # threads the call tried to start (seccomp refuses them; Python's are counted)
+    refused: tuple = ()  # operations the in-process guard refused (audit events)
+
+
+@message
+class CaseReport:
+    name: str
+    observation: Observation | None
+    error: ErrorInfo | None = None
+    bad_output: str | None = None  # output of an unsupported type or size (never copied)
+    output: Any = None  # compared outputs (return value, then in-place arguments), on the CPU
+    changed_inputs: tuple = ()  # indices (among all tensor inputs) whose contents changed
+    aliased_inputs: tuple = ()  # indices of tensor inputs sharing storage with an output
+    deferred: bool = False  # an output changed after the call returned
+    repeat_output: Any = None
+    repeat_failed: bool = False
+    reseed_output: Any = None
+    extra_observations: tuple = ()  # of the repeated / reseeded calls
+
+
+@message
+class Verify:
+    pass
+
+
+@message
+class Symbols:
+    changed: tuple  # trusted functions whose identity changed since load
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Perf: parent → candidate process and parent → trusted timing lane
+
+
+@message
+class TimeCase:
+    task_id: str
+    case: int  # index of the task's perf case
+    seeds: tuple  # one per input set, derived from the run's secret seed
+    positions_seed: int  # which output positions are sampled for the re-check (drawn after timing)
+    recheck_seed: int  # inputs of the post-timing call, never seen before
+    protocol: dict
+    baseline_ms: float | None = None  # the baseline's median (a candidate this much slower is timed once)
+    baseline: str = "eager"  # lane only: eager, compile
+    tf32: bool = False  # lane only: run the baseline under the task's precision admission
+    full_output: bool = False  # send input set 0's whole output (custom-check tasks are judged on it)
+
+
+@message
+class PerfReport:
+    name: str
+    fingerprints: tuple
+    timing: dict
+    samples: tuple  # per input set: the values at the sampled positions
+    phases: dict
+    observation: Observation | None = None  # candidate only
+    recheck: Any = None
+    cost: dict | None = None  # lane only: flops, bytes, unit
+    output: Any = None  # with full_output
+
+
+@message
+class PerfCheck:
+    """Lane: judge a candidate's full perf-size output with the task's own check (custom-check tasks)."""
+
+    task_id: str
+    case: int
+    seed: int
+    output: Any
+
+
+@message
+class CheckResult:
+    reason: str | None
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Parent → trusted reference server
+
+
+@message
+class ExpectedRequest:
+    task_id: str
+    seed: int  # stage-2 seed, derived from the run's secret seed
+    device: str
+
+
+@message
+class ExpectedRow:
+    name: str
+    call: dict
+    expected: Any
+    reseed_sensitive: bool = False
+
+
+@message
+class Expected:
+    stages: dict  # "stage1" / "stage2" → tuple of ExpectedRow
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Codec
+
+
+def to_wire(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and type(value).__name__ in REGISTRY:
+        return {"__kbx__": type(value).__name__,
+                **{f.name: to_wire(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+    if isinstance(value, tuple):
+        return tuple(to_wire(v) for v in value)
+    if isinstance(value, list):
+        return [to_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_wire(v) for k, v in value.items()}
+    return value
+
+
+def from_wire(value: Any, expect_message: bool = False) -> Any:
+    if isinstance(value, dict) and isinstance(value.get("__kbx__"), str) and value["__kbx__"] in REGISTRY:
+        cls = REGISTRY[value["__kbx__"]]
+        names = {f.name for f in dataclasses.fields(cls)}
+        given = set(value) - {"__kbx__"}
+        required = {f.name for f in dataclasses.fields(cls)
+                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        if given - names or required - given:
+            raise ProtocolError(f"{cls.__name__}: unexpected fields {sorted(given - names)}, "
+                                f"missing {sorted(required - given)}")
+        return cls(**{k: from_wire(value[k]) for k in given})
+    if expect_message:
+        raise ProtocolError(f"not a kbx message: {type(value).__name__}")
+    if isinstance(value, tuple):
+        return tuple(from_wire(v) for v in value)
+    if isinstance(value, list):
+        return [from_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {k: from_wire(v) for k, v in value.items()}
+    return value
+
+
+def encode(msg: Any) -> bytes:
+    buf = io.BytesIO()
+    torch.save(to_wire(msg), buf)
+    data = buf.getvalue()
+    return HEADER.pack(len(data)) + data
+
+
+def decode(data: bytes) -> Any:
+    try:
+        raw = torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as exc:  # anything unloadable is a protocol violation, whatever torch raised
+        raise ProtocolError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
+    return from_wire(raw, expect_message=True)
+
+
+def error_info(exc: BaseException, limit: int = 20) -> ErrorInfo:
+    """ErrorInfo of an exception caught in this process."""
+    import os
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-3000:]
+    frames = tuple((os.path.realpath(f.filename), f.lineno, f.name)
+                   for f in traceback.extract_tb(exc.__traceback__))[-limit:]
+    code = exc.errno if isinstance(exc, OSError) and isinstance(exc.errno, int) else None
+    return ErrorInfo(type(exc).__name__, str(exc)[:2000], text, frames, code)
+

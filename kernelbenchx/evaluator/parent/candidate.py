@@ -1,0 +1,181 @@
+"""One candidate, from its source to its Result: static checks, the sandboxed correctness stages, the perf stage.
+
+Every way a candidate can end is a Rejected with a Reason raised somewhere below; a fault on the trusted side
+ends the candidate with crash/harness_error, never the run.
+"""
+
+from __future__ import annotations
+
+import errno
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable, ContextManager
+
+from kernelbenchx.dataset.registry import get_task
+from kernelbenchx.dataset.task import Task
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import perf_stage
+from kernelbenchx.evaluator.parent import judge, static
+from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
+from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
+from kernelbenchx.evaluator.reasons import Reason, Rejected
+from kernelbenchx.evaluator.result import Result
+
+HARNESS = "kernelbenchx.evaluator.child"
+# CPU children: glibc fills every allocation with 0x5a bytes (and freed memory with 0xa5), so an output
+# a kernel never writes holds garbage instead of a previous result; allocations up to 32 MiB use the heap.
+MALLOC_POISON = "glibc.malloc.perturb=165:glibc.malloc.mmap_threshold=33554432"
+
+
+@dataclass
+class StageLog:
+    """What each stage saw, kept in the result record whatever the verdict."""
+
+    compile: dict[str, Any] = field(default_factory=dict)
+    correct: dict[str, Any] = field(default_factory=dict)
+    perf: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, dict]:
+        return {"compile": self.compile, "correct": self.correct, "perf": self.perf}
+
+
+def evaluate_candidate(item: Candidate | InputProblem, run: Any) -> Result:
+    """The Result of one submission item (`run` is the parent's run.Run)."""
+    started = time.perf_counter()
+    log = StageLog()
+    if isinstance(item, InputProblem):
+        return make_result(item, item.reason, item.message, {}, log, run, started)
+    try:
+        reason, message = run_stages(item, run, log)
+        details: dict = {}
+    except Rejected as rejected:
+        reason, message, details = rejected.reason, rejected.message, rejected.details
+    except Exception as exc:  # a fault on the trusted side ends this candidate, never the run
+        reason, message, details = Reason.HARNESS_ERROR, f"{type(exc).__name__}: {exc}"[:2000], {}
+    return make_result(item, reason, message, details, log, run, started)
+
+
+def make_result(item: Candidate | InputProblem, reason: Reason, message: str, details: dict, log: StageLog,
+                run: Any, started: float) -> Result:
+    return Result(run_id=run.run_id, key=item.key, candidate=item.info(), reason=reason, message=message,
+                  stages=log.to_json(), elapsed_s=round(time.perf_counter() - started, 3),
+                  finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                  environment=run.environment(log.compile.get("isolation")), details=details)
+
+
+def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, str]:
+    task = get_task(candidate.task_id)
+    clock = time.perf_counter()
+    limits: list[str] = []
+    if run.config.static_checks:
+        report = static.check_source(candidate.code, task.entry)
+        limits = report.interpreter_limits
+        log.compile["static"] = {"kernels": report.kernels, "reachable": report.reachable,
+                                 "launch_sites": report.launches, "interpreter_limits": limits}
+    log.compile["static_s"] = round(time.perf_counter() - clock, 4)
+    clock = time.perf_counter()
+    expected = run.expected(task.id).stages
+    log.correct["reference_wait_s"] = round(time.perf_counter() - clock, 3)
+    if run.on_cpu and needs_bf16(expected):
+        raise Rejected(Reason.BFLOAT16, "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
+    gpu = run.gpu_for(candidate)
+    with Child(HARNESS, candidate_limits(run), run.plan, env=candidate_env(run, gpu)) as child:
+        try:
+            load(child, candidate, task, run, log)
+            clock = time.perf_counter()
+            for stage in ("stage1", "stage2"):
+                log.correct[stage] = correct_stage(child, task, stage, expected[stage],
+                                                   limits if run.on_cpu else [], run.shared(gpu))
+                verify_symbols(child, f"during {stage}")
+            log.correct["seconds"] = round(time.perf_counter() - clock, 3)
+            log.perf = perf(child, task, run, gpu)
+        except ChildFailed as failed:
+            raise child_failure(failed) from None
+    if log.perf.get("status") == "implausible":
+        return Reason.FASTER_THAN_ROOFLINE, log.perf["reason"]
+    status = log.perf.get("status")
+    return Reason.PASSED, "passed stage 1 and stage 2" + ("" if status == "measured" else f"; perf {status}")
+
+
+def needs_bf16(expected: dict) -> bool:
+    return any(judge.has_dtype(row.call, "bfloat16") or judge.has_dtype(row.expected, "bfloat16")
+               for rows in expected.values() for row in rows)
+
+
+def candidate_limits(run: Any) -> Limits:
+    timeout = run.config.timeout_s
+    return Limits(wall_s=timeout, cpu_s=int(timeout * 2), address_space=(16 << 30) if run.on_cpu else None)
+
+
+def candidate_env(run: Any, gpu: int | None) -> dict[str, str]:
+    from kernelbenchx.evaluator.parent.references import device_env
+
+    env = device_env(run.device, gpu)
+    if run.on_cpu:
+        env["GLIBC_TUNABLES"] = MALLOC_POISON
+    return env
+
+
+def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog) -> None:
+    clock = time.perf_counter()
+    reply = child.call(m.Load(candidate.code, task.entry, task.id, run.device))
+    log.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
+    if isinstance(reply, m.LoadFailed):
+        if reply.stage == "entry":
+            raise Rejected(Reason.MISSING_ENTRY, reply.message)
+        error = reply.error or m.ErrorInfo("Error", reply.message)
+        if reply.refused or error.errno in (errno.EPERM, errno.EACCES) or error.type == "PermissionError":
+            raise Rejected(Reason.SANDBOX_VIOLATION, f"at import: {error.type}: {error.message}"
+                           + (f" (refused: {', '.join(reply.refused)})" if reply.refused else ""))
+        raise Rejected(Reason.IMPORT_FAILED, f"{error.type}: {error.message}", traceback=error.traceback)
+    if not isinstance(reply, m.Loaded):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to load: {type(reply).__name__}")
+    log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3)}
+    log.compile["isolation"] = list(reply.isolation)
+    verify_symbols(child, "at import")
+
+
+def verify_symbols(child: Child, when: str) -> None:
+    reply = child.call(m.Verify())
+    if not isinstance(reply, m.Symbols):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to verify: {type(reply).__name__}")
+    if reply.changed:
+        raise Rejected(Reason.MONKEYPATCH, f"trusted functions were replaced {when}: {', '.join(reply.changed)}")
+
+
+def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter_limits: list[str],
+                  shared: Callable[[], ContextManager]) -> dict:
+    """Run a stage's cases one request at a time (a timing waiting for the GPU waits for one case at most)."""
+    sensitive = next((row.name for row in rows if row.reseed_sensitive), None)
+    launches = []
+    for i, row in enumerate(rows):
+        request = m.RunCase(row.name, row.call, repeat=i == 0, mutates=tuple(task.contract.mutates),
+                            reseed=task.contract.seed_kwarg if row.name == sensitive else None)
+        with shared():
+            report = child.call(request)
+        if not isinstance(report, m.CaseReport) or report.name != row.name:
+            raise Rejected(Reason.PROTOCOL, f"{stage}: unexpected reply to case {row.name}")
+        judge.judge_case(task, stage, row, report, interpreter_limits)
+        launches.append(report.observation.launches if report.observation else 0)
+    return {"cases": len(rows), "passed": len(rows), "launches": launches}
+
+
+def child_failure(failed: ChildFailed) -> Rejected:
+    reason = {"timeout": Reason.WALL_CLOCK, "crash": Reason.PROCESS_DIED, "protocol": Reason.PROTOCOL}[failed.kind]
+    return Rejected(reason, str(failed), stderr_tail=failed.stderr[-2000:])
+
+
+def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
+    if not run.config.perf:
+        return {"status": "skipped", "reason": "perf disabled (--no-perf)"}
+    if run.on_cpu:
+        return {"status": "skipped", "reason": "no CUDA device: kernels ran under TRITON_INTERPRET=1, which says "
+                                               "nothing about speed"}
+    queued = time.perf_counter()
+    with run.exclusive(gpu):
+        wait = time.perf_counter() - queued
+        clock = time.perf_counter()
+        result = perf_stage.perf_stage(child, task, run.lane(gpu))
+    return {**result, "lane_wait_s": round(wait, 3), "seconds": round(time.perf_counter() - clock, 3),
+            "gpu": run.gpu_identity(gpu)}

@@ -1,0 +1,87 @@
+"""The trusted server processes the parent talks to: a small pool computing expected outputs, and one timing
+lane per GPU (the same kind of process: it times baselines and judges perf-size outputs). Each is restarted
+once if it dies; a reference that keeps failing ends the candidates of that task, never the run.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.isolation import TRUSTED
+from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
+from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+SERVER = "kernelbenchx.evaluator.trusted.server"
+SERVER_LIMITS = Limits(wall_s=24 * 3600, cpu_s=10 ** 6, file_bytes=1 << 30, open_files=4096)
+
+
+def device_env(device: str, gpu: int | None) -> dict[str, str]:
+    if device.startswith("cuda"):
+        return {"CUDA_VISIBLE_DEVICES": str(gpu if gpu is not None else 0)}
+    return {"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+
+
+class TrustedServer:
+    """A long-lived trusted process (kbx code only), restarted if it dies."""
+
+    def __init__(self, device: str, gpu: int | None = None) -> None:
+        self.device, self.gpu = device, gpu
+        self.child: Child | None = None
+        self.lock = threading.Lock()
+
+    def call(self, request: Any, timeout: float) -> Any:
+        with self.lock:
+            for attempt in range(2):
+                if self.child is None:
+                    self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=device_env(self.device, self.gpu))
+                    self.child.start()
+                try:
+                    self.child.restart_clock(SERVER_LIMITS.wall_s)
+                    return self.child.call(request, timeout=timeout)
+                except ChildFailed:
+                    self.child.close()
+                    self.child = None
+                    if attempt:
+                        raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self.lock:
+            if self.child is not None:
+                self.child.close()
+                self.child = None
+
+
+class ExpectedOutputs:
+    """Expected outputs per task, computed once per run by the reference pool (tasks spread over it by id)."""
+
+    def __init__(self, servers: list[TrustedServer], device: str) -> None:
+        self.servers, self.device = servers, device
+        self.cache: dict[str, m.Expected | Rejected] = {}
+        self.lock = threading.Lock()
+        self.task_locks: dict[str, threading.Lock] = {}
+
+    def get(self, task_id: str, seed: int, slot: int, guard: Any) -> m.Expected:
+        with self.lock:
+            lock = self.task_locks.setdefault(task_id, threading.Lock())
+        with lock:
+            if task_id not in self.cache:
+                self.cache[task_id] = self.compute(task_id, seed, slot, guard)
+            value = self.cache[task_id]
+        if isinstance(value, Rejected):
+            raise value
+        return value
+
+    def compute(self, task_id: str, seed: int, slot: int, guard: Any) -> m.Expected | Rejected:
+        server = self.servers[slot % len(self.servers)]
+        try:
+            with guard(server.gpu):
+                reply = server.call(m.ExpectedRequest(task_id, seed, server.device), timeout=900)
+        except ChildFailed as exc:
+            return Rejected(Reason.REFERENCE_FAILED, f"the reference process failed: {exc}")
+        if isinstance(reply, m.Failed):
+            return Rejected(Reason.REFERENCE_FAILED, f"the reference failed: {reply.error.type}: "
+                                                     f"{reply.error.message}")
+        return reply

@@ -1,0 +1,259 @@
+"""A fresh child process per job, driven over pipes the parent owns, with OS limits, isolation and a kill switch.
+
+Parent → child: message frames on the child's stdin. Child → parent: frames on a dedicated pipe whose write
+end is the only descriptor passed; the child marks it non-inheritable before running any other code, so its
+own subprocesses cannot write to it. Frames are decoded by messages.decode (typed, `weights_only`). The
+child's stdout and stderr go to size-limited files in its private temporary directory, never to the channel.
+
+The child starts in its own session (start_new_session), as nobody when kbx runs as root, inside new
+namespaces where the host allows them (isolation.Plan); it sets its own rlimits as its first act (from
+KBX_LIMITS, before importing anything heavy: child/__main__.py), so nothing runs between fork and exec. Replies are awaited with `selectors` against a deadline;
+on a timeout or protocol error the whole process group is killed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from kernelbenchx.evaluator import messages
+from kernelbenchx.evaluator.isolation import Plan
+
+
+@dataclass(frozen=True)
+class Limits:
+    wall_s: float = 300.0  # whole life of the child (restart_clock gives a new allowance per phase)
+    cpu_s: int = 600
+    file_bytes: int = 64 << 20  # largest file the child may write (stdout/stderr logs included)
+    open_files: int = 1024
+    processes: int = 4096  # RLIMIT_NPROC counts every process of the user; root ignores it
+    address_space: int | None = None  # CUDA needs a huge virtual address space: leave unset on GPUs
+
+
+LIVE: "weakref.WeakSet[Child]" = weakref.WeakSet()
+LIVE_LOCK = threading.Lock()
+STOPPING = threading.Event()  # set by kill_all: no new child starts until the next run resets it
+
+
+def kill_all() -> None:
+    """Kill every live child (an interrupted run): their workers return at once; none starts again."""
+    STOPPING.set()
+    with LIVE_LOCK:
+        children = list(LIVE)
+    for child in children:
+        child.kill()
+
+
+def reset() -> None:
+    STOPPING.clear()
+
+
+class ChildFailed(Exception):
+    """The child died, hung or broke the protocol. `kind` is timeout, crash or protocol."""
+
+    def __init__(self, kind: str, message: str, stderr: str = "") -> None:
+        super().__init__(message)
+        self.kind, self.stderr = kind, stderr
+
+
+def scrubbed_env(workdir: Path, extra: dict[str, str]) -> dict[str, str]:
+    """Only what Python, torch and triton need; nothing of the parent's (no seeds, no paths to data)."""
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
+           "TRITON_CACHE_DIR": str(workdir / ".triton"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
+    for key in ("CUDA_HOME", "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH", "NVIDIA_VISIBLE_DEVICES",
+                "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    env.update(extra)
+    return env
+
+
+class Child:
+    """One child process running ``python -m <module> <fd>``; use as a context manager."""
+
+    def __init__(self, module: str, limits: Limits, plan: Plan, env: dict[str, str] | None = None) -> None:
+        self.module, self.limits, self.plan, self.extra_env = module, limits, plan, env or {}
+        self.workdir = Path(tempfile.mkdtemp(prefix="kbx-"))
+        self.proc: subprocess.Popen | None = None
+        self.channel_fd = -1
+        self.deadline = 0.0
+
+    def __enter__(self) -> "Child":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def start(self) -> None:
+        if STOPPING.is_set():
+            raise ChildFailed("crash", "the run is being interrupted")
+        read_fd, write_fd = os.pipe()
+        if self.plan.drop_to is not None:
+            os.chown(self.workdir, self.plan.drop_to, self.plan.drop_to)
+        self.stdout = open(self.workdir / "stdout.log", "wb")
+        self.stderr = open(self.workdir / "stderr.log", "wb")
+        package_root = str(Path(__file__).resolve().parents[2])
+        env = scrubbed_env(self.workdir, {"PYTHONPATH": package_root, "KBX_LIMITS": json.dumps(asdict(self.limits)),
+                                          **self.plan.child_env(), **self.extra_env})
+        argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
+        drop = self.plan.drop_to
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=(write_fd,),
+            cwd=self.workdir, env=env, start_new_session=True, user=drop, group=drop,
+            extra_groups=[] if drop is not None else None)
+        os.close(write_fd)
+        with LIVE_LOCK:
+            LIVE.add(self)
+        self.channel_fd = read_fd
+        os.set_blocking(read_fd, False)
+        self.deadline = time.monotonic() + self.limits.wall_s
+
+    def restart_clock(self, wall_s: float) -> None:
+        """A fresh wall-clock allowance for the next phase (queueing for a GPU's timing lane is not the
+        candidate's time)."""
+        self.deadline = time.monotonic() + wall_s
+
+    def call(self, request: Any, timeout: float | None = None) -> Any:
+        """Send one request and wait for its reply; raises ChildFailed on death, hang or garbage."""
+        assert self.proc is not None and self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(messages.encode(request))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            self.fail_from_exit()
+        remaining = self.deadline - time.monotonic()
+        limit = min(timeout, remaining) if timeout else remaining
+        frame = self.read_frame(time.monotonic() + max(limit, 0.1))
+        try:
+            return messages.decode(frame)
+        except messages.ProtocolError as exc:
+            self.kill()
+            raise ChildFailed("protocol", str(exc), self.stderr_tail()) from None
+
+    def read_frame(self, deadline: float) -> bytes:
+        header = self.read_exact(messages.HEADER.size, deadline, start=True)
+        (size,) = messages.HEADER.unpack(header)
+        if size > messages.MAX_FRAME:
+            self.kill()
+            raise ChildFailed("protocol", f"child sent a frame of {size} bytes")
+        return self.read_exact(size, deadline, start=False)
+
+    def read_exact(self, size: int, deadline: float, start: bool) -> bytes:
+        chunks, got = [], 0
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.channel_fd, selectors.EVENT_READ)
+            while got < size:
+                left = deadline - time.monotonic()
+                if left <= 0 or not sel.select(left):
+                    self.kill()
+                    raise ChildFailed("timeout", f"no reply within the time limit", self.stderr_tail())
+                try:
+                    chunk = os.read(self.channel_fd, min(size - got, 1 << 24))
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    if start and got == 0:
+                        self.fail_from_exit()
+                    self.kill()
+                    raise ChildFailed("protocol", "child closed the channel mid-frame", self.stderr_tail())
+                chunks.append(chunk)
+                got += len(chunk)
+        return b"".join(chunks)
+
+    def fail_from_exit(self) -> None:
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.kill()
+        if code is None:
+            raise ChildFailed("crash", "child closed its channel and did not exit", self.stderr_tail())
+        if code < 0:
+            name = signal.Signals(-code).name
+            hint = {"SIGXFSZ": " (file size limit)", "SIGXCPU": " (CPU time limit)",
+                    "SIGKILL": " (killed: memory or limit)"}.get(name, "")
+            raise ChildFailed("crash", f"child killed by {name}{hint}", self.stderr_tail())
+        raise ChildFailed("crash", f"child exited with status {code} before replying", self.stderr_tail())
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        try:
+            self.stderr.flush()
+            data = (self.workdir / "stderr.log").read_bytes()
+        except (OSError, ValueError):
+            return ""
+        return data[-limit:].decode("utf-8", "replace")
+
+    def kill(self) -> None:
+        """Kill the child's whole process group (its own session), grandchildren included."""
+        if self.proc is None:
+            return
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            self.kill()
+            os.close(self.channel_fd)
+            self.stdout.close()
+            self.stderr.close()
+            self.proc = None
+            with LIVE_LOCK:
+                LIVE.discard(self)
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# Child side
+
+
+class Channel:
+    """The child's end: requests from stdin, replies on the private fd."""
+
+    def __init__(self, fd: int) -> None:
+        os.set_inheritable(fd, False)
+        self.out = os.fdopen(fd, "wb", buffering=0)
+        self.inp = sys.stdin.buffer
+        sys.stdin = open(os.devnull)  # candidate code must not read requests meant for the harness
+
+    def requests(self):
+        while True:
+            header = self.inp.read(messages.HEADER.size)
+            if len(header) < messages.HEADER.size:
+                return
+            (size,) = messages.HEADER.unpack(header)
+            data = self.inp.read(size)
+            if len(data) < size:
+                return
+            yield messages.decode(data)
+
+    def reply(self, msg: Any) -> None:
+        self.out.write(messages.encode(msg))

@@ -1,0 +1,105 @@
+"""The trusted server process: builds a task's inputs from the run's secret seed and computes the expected
+outputs on the evaluation device; on GPUs it is also a timing lane: it times the PyTorch baselines with the
+same protocol as the candidate, and judges candidates' perf-size outputs with custom-check tasks' own check.
+It never runs candidate code. Started as ``python -m kernelbenchx.evaluator.trusted.server FD``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any, Iterator
+
+import torch
+
+from kernelbenchx.dataset.cases import build_cases, reseeded, run_reference, same_value
+from kernelbenchx.dataset.registry import get_task
+from kernelbenchx.dataset.task import map_tensors
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.isolation import make_nondumpable
+from kernelbenchx.evaluator.measure import perf_case
+from kernelbenchx.evaluator.process import Channel
+
+
+def expected(req: m.ExpectedRequest) -> m.Expected:
+    """Stage-1 and stage-2 inputs with their expected outputs, as CPU tensors."""
+    task = get_task(req.task_id)
+    stages = {"stage1": build_cases(task, None), "stage2": build_cases(task, req.seed)}
+    out = {}
+    for stage, cases in stages.items():
+        rows = []
+        for name, call in cases:
+            result = map_tensors(run_reference(task, call.to(req.device)), lambda t: t.detach().cpu())
+            sensitive = False
+            kwarg = task.contract.seed_kwarg
+            if kwarg and kwarg in call.kwargs:
+                other = run_reference(task, reseeded(call, kwarg).to(req.device))
+                sensitive = not same_value(map_tensors(other, lambda t: t.detach().cpu()), result)
+            rows.append(m.ExpectedRow(name, call.to_payload(), result, sensitive))
+        out[stage] = tuple(rows)
+    return m.Expected(out)
+
+
+@contextlib.contextmanager
+def precision(tf32: bool) -> Iterator[None]:
+    """The baseline under the task's precision admission (TF32 allowed or not), restored afterwards."""
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = tf32
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = before
+
+
+def baseline(req: m.TimeCase) -> Any:
+    task = get_task(req.task_id)
+    fn = task.reference
+    if req.baseline == "compile":
+        torch._dynamo.reset()
+        fn = torch.compile(task.reference)
+    elif req.baseline == "solution":
+        fn = solution(task)
+    with torch.no_grad(), precision(req.tf32):
+        return perf_case.measure_case(req, task, fn, "cuda")
+
+
+def solution(task: Any) -> Any:
+    """kbx's own reference Triton solution of the task (trusted code shipped with the package)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "solutions" / f"{task.id}.py"
+    spec = importlib.util.spec_from_file_location(f"kbx_solution_{task.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, task.entry)
+
+
+def check(req: m.PerfCheck) -> m.CheckResult:
+    """A custom-check task's judgement of a candidate's perf-size output, on the lane's own inputs."""
+    task = get_task(req.task_id)
+    _, call = perf_case.build_case(task, req.case, req.seed, "cuda")
+    reference = run_reference(task, call)
+    output = map_tensors(req.output, lambda t: t.to("cuda"))
+    return m.CheckResult(task.judge(call, output, reference))
+
+
+def main() -> None:
+    make_nondumpable()  # same-uid processes (candidates among them) cannot read this one's memory
+    channel = Channel(int(sys.argv[1]))
+    handlers = {m.ExpectedRequest: expected, m.TimeCase: baseline, m.PerfCheck: check}
+    for request in channel.requests():
+        handler = handlers.get(type(request))
+        try:
+            if handler is None:
+                raise TypeError(f"unexpected request {type(request).__name__}")
+            reply = handler(request)
+        except Exception as exc:  # reported to the parent, which marks the task's reference as broken
+            reply = m.Failed(m.error_info(exc))
+        channel.reply(reply)
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

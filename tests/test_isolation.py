@@ -1,0 +1,149 @@
+"""Each OS isolation layer, tried from code running as a candidate does: the forbidden thing is refused.
+(tests/adversarial/ does the same through the whole pipeline, with static checks off.)"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from kernelbenchx.evaluator import isolation
+from tests.conftest import ROOT
+
+PLAN = isolation.probe()
+
+
+def confined(script: str, tmp_path, layers=("landlock", "seccomp"), namespaces=False) -> dict:
+    """Run `script` in a fresh Python that confines itself like the candidate harness; the script fills the
+    dict `seen` with what it observed, which comes back as JSON on stdout."""
+    prelude = textwrap.dedent(f"""
+        import json, os, sys
+        from pathlib import Path
+        os.environ["KBX_CONFINE"] = json.dumps({dict.fromkeys(layers, True)!r})
+        from kernelbenchx.evaluator.child import confine
+        workdir = Path({str(tmp_path / 'work')!r})
+        workdir.mkdir(exist_ok=True)
+        applied = confine.apply(workdir, "cpu", [])
+        seen = {{"applied": applied}}
+        def attempt(name, fn):
+            try:
+                fn()
+                seen[name] = "allowed"
+            except Exception as exc:
+                seen[name] = type(exc).__name__
+    """)
+    code = prelude + textwrap.dedent(script) + "\nprint(json.dumps(seen))\n"
+    argv = [sys.executable, "-c", code]
+    if namespaces:
+        argv = PLAN.wrap(argv)
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def needs(layer: str) -> None:
+    if layer in PLAN.missing:
+        pytest.skip(f"{layer} unavailable here: {PLAN.missing[layer]}")
+
+
+def test_landlock_leaves_only_the_workdir_writable_and_hides_the_run(tmp_path):
+    needs("landlock")
+    run_dir = tmp_path / "results"
+    run_dir.mkdir()
+    (run_dir / "results.jsonl").write_text("{}\n")
+    (run_dir / "run.json").write_text('{"seed": 1}')
+    seen = confined(f"""
+        attempt("read_seed", lambda: open({str(run_dir / 'run.json')!r}).read())
+        attempt("append_results", lambda: open({str(run_dir / 'results.jsonl')!r}, "a").write("x"))
+        attempt("list_repo", lambda: os.listdir({str(ROOT)!r}))
+        attempt("write_tmp", lambda: open("/tmp/kbx-probe", "w").write("x"))
+        attempt("parent_proc", lambda: open(f"/proc/{{os.getppid()}}/environ").read())
+        attempt("write_workdir", lambda: (workdir / "scratch").write_text("x"))
+        attempt("own_proc", lambda: open("/proc/self/status").read())
+        attempt("import_lazily", lambda: __import__("email.mime.text"))
+    """, tmp_path, layers=("landlock",))
+    assert "landlock" in seen["applied"]
+    for name in ("read_seed", "append_results", "list_repo", "write_tmp", "parent_proc"):
+        assert seen[name] == "PermissionError", name
+    assert seen["write_workdir"] == seen["own_proc"] == seen["import_lazily"] == "allowed"
+
+
+def test_seccomp_refuses_network_tracing_signals_processes_and_threads(tmp_path):
+    needs("seccomp")
+    seen = confined("""
+        import ctypes, signal, socket, _thread
+        attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+        attempt("unix_socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+        attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
+        attempt("fork", lambda: os.fork())
+        attempt("thread", lambda: _thread.start_new_thread(lambda: None, ()))
+        libc = ctypes.CDLL(None, use_errno=True)
+        seen["ptrace"] = "refused" if libc.ptrace(16, os.getppid(), 0, 0) == -1 else "allowed"
+        seen["unshare"] = "refused" if libc.unshare(0x10000000) == -1 else "allowed"
+        attempt("signal_self", lambda: os.kill(os.getpid(), 0))
+    """, tmp_path, layers=("seccomp",))
+    assert "seccomp" in seen["applied"] and "no_new_privs" in seen["applied"]
+    assert seen["socket"] == seen["unix_socket"] == seen["kill_parent"] == seen["fork"] == "PermissionError"
+    assert seen["thread"] == "RuntimeError"  # "can't start new thread": clone(CLONE_THREAD) got EPERM
+    assert seen["ptrace"] == seen["unshare"] == "refused"
+    assert seen["signal_self"] == "allowed"
+
+
+def test_namespaces_hide_other_processes_and_the_network(tmp_path):
+    needs("namespaces")
+    seen = confined("""
+        seen["pids"] = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+        seen["interfaces"] = open("/proc/net/dev").read().count(":")
+        import socket
+    """, tmp_path, layers=(), namespaces=True)
+    assert max(seen["pids"]) < 10, seen["pids"]  # only this namespace's few processes
+    assert seen["interfaces"] == 1  # the loopback interface, down
+
+
+def test_a_trusted_process_is_not_dumpable():
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+        import ctypes
+        from kernelbenchx.evaluator.isolation import make_nondumpable
+        assert make_nondumpable()
+        print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE
+    """)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+    assert out.stdout.strip() == "0", out.stderr
+
+
+def test_every_layer_is_either_in_force_or_missing_with_a_reason():
+    described = PLAN.describe()
+    for layer in isolation.LAYERS:
+        if layer == "uid" and os.geteuid() != 0:
+            continue
+        assert (layer in described["layers"]) != (layer in described["missing"]), layer
+        if layer in described["missing"]:
+            assert len(described["missing"][layer]) > 20
+
+
+def test_require_isolation_refuses_a_missing_layer(tmp_path):
+    from kernelbenchx.errors import IsolationError
+    from kernelbenchx.evaluator.parent.run import Run, RunConfig
+
+    degraded = isolation.Plan(False, None, True, True, {"namespaces": "not here"})
+    original = isolation.probe
+    isolation.probe = lambda enabled=True: degraded
+    try:
+        with pytest.raises(IsolationError, match="namespaces"):
+            Run(RunConfig(device="cpu", require_isolation=True), 1, "t", True)
+    finally:
+        isolation.probe = original
+
+
+def test_the_candidate_environment_holds_no_secret(tmp_path):
+    from kernelbenchx.evaluator.process import scrubbed_env
+
+    env = scrubbed_env(tmp_path, {})
+    assert not any("KBX" in k for k in env)
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "TRITON_CACHE_DIR", "LANG", "PYTHONDONTWRITEBYTECODE",
+                        "OMP_NUM_THREADS", "PYTHONHASHSEED", "CUDA_HOME", "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH",
+                        "NVIDIA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+                        "NVSHMEM_DISABLE_NVLS"}
+    assert json.dumps(env).count(str(tmp_path)) == 3
