@@ -1,0 +1,34 @@
+"""Expected outputs do not depend on the CPU's vector unit: every task's stage-1 expected outputs, computed
+with the machine's default ATen CPU capability and with vectorization off (ATEN_CPU_CAPABILITY=default),
+are identical (NaN and ±inf at the same positions, every value equal)."""
+
+import os
+import subprocess
+import sys
+
+import torch
+
+from kernelbenchx.dataset.cpu_paths import differences
+from tests.conftest import ROOT
+
+
+def compute(path, capability=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if capability:
+        env["ATEN_CPU_CAPABILITY"] = capability
+    subprocess.run([sys.executable, "-m", "kernelbenchx.dataset.cpu_paths", str(path)], check=True, env=env,
+                   timeout=1500, capture_output=True)
+    return torch.load(path, weights_only=False)
+
+
+def test_expected_outputs_are_the_same_on_scalar_and_vector_paths(tmp_path):
+    native = compute(tmp_path / "native.pt")
+    scalar = compute(tmp_path / "scalar.pt", "default")
+    problems = differences(native, scalar)
+    assert not problems, "\n".join(problems[:40])
+
+
+def test_the_environment_records_the_cpu_capability():
+    from kernelbenchx.evaluator.measure.environment import fingerprint
+
+    assert fingerprint("cpu")["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
