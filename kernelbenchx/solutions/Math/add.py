@@ -8,7 +8,7 @@ BLOCK = 1024
 
 @triton.jit
 def _add_flat_kernel(x_ptr, y_ptr, out_ptr, n, alpha, scalar, Y_SCALAR: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     if Y_SCALAR:
@@ -22,7 +22,7 @@ def _add_flat_kernel(x_ptr, y_ptr, out_ptr, n, alpha, scalar, Y_SCALAR: tl.const
 def _add_strided_kernel(x_ptr, y_ptr, out_ptr, n, alpha, scalar,
                         d1, d2, d3, xs0, xs1, xs2, xs3, ys0, ys1, ys2, ys3,
                         Y_SCALAR: tl.constexpr, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     # Unravel the flat output index over the (padded) 4-D broadcast shape; stride 0 marks a broadcast dim.
     i3 = offs % d3
@@ -55,12 +55,12 @@ def add(input: torch.Tensor, other, *, alpha=1) -> torch.Tensor:
     flat = input.shape == shape and input.is_contiguous() and (
         y_scalar or (other.shape == shape and other.is_contiguous()))
     if flat:
-        _add_flat_kernel[grid](input, y_arg, out, n, alpha, scalar, Y_SCALAR=y_scalar, BLOCK=BLOCK)
+        _add_flat_kernel[grid](input, y_arg, out, n, alpha, scalar, Y_SCALAR=y_scalar, BLOCK=BLOCK, num_warps=4)
         return out
     if len(shape) > MAX_DIMS:
         raise ValueError(f"add supports at most {MAX_DIMS} dims")
     dims = (1,) * (MAX_DIMS - len(shape)) + tuple(shape)
     ys = (0,) * MAX_DIMS if y_scalar else _padded_strides(other, shape)
     _add_strided_kernel[grid](input, y_arg, out, n, alpha, scalar, dims[1], dims[2], dims[3],
-                              *_padded_strides(input, shape), *ys, Y_SCALAR=y_scalar, BLOCK=BLOCK)
+                              *_padded_strides(input, shape), *ys, Y_SCALAR=y_scalar, BLOCK=BLOCK, num_warps=4)
     return out

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -18,6 +20,8 @@ def in_domain(shape, gen, mode="standard"):
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "zeros", Call(torch.zeros(9))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(in_domain((1, 129, 1), gen))
     yield "edges", Call(torch.tensor([-1.0, -0.99999994, -0.5, -0.0, 0.0, 1e-30, 0.5, 0.99999994, 1.0]))
     yield "outside", Call(torch.tensor([-1.0000001, 1.0000001, -2.0, 2.0, -inf, inf, nan, 1e30]))
     yield "ramp", Call(torch.linspace(-1.0, 1.0, 2001))
@@ -54,4 +58,11 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(15),
+    deviations=(
+        Deviation(Kind.COVERAGE, "fixed values in [-1, 1], an empty tensor, and tanh of 1024-element and 64×64 random inputs",
+                  "adds values outside [-1, 1] and ±inf (NaN), the endpoints and their neighbours, size-1 dimensions; random inputs (tanh of N(0, 1)) of 65 537, 129×257 and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        sweep_subset(kbx="1-D inputs of 2^16, 2^24 and 2^27 elements, tanh of N(0, 1) (inside the domain)",
+                     upstream="16 1-D fp32 inputs of 2^12 … 2^27 elements, times summed"),
+    ),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -13,6 +15,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "zeros", Call(torch.zeros(9))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 3)
     yield "ramp", Call(torch.linspace(-30.0, 30.0, 3001))
     yield "tiny", Call(torch.tensor([1e-30, -1e-20, 1e-8, -1e-4, 0.01]))
     yield "near_roots", Call(torch.tensor([3.8317059, -3.8317059, 7.0155867, 10.1734681, 5.0, -5.0, 25.0]))
@@ -54,4 +58,12 @@ TASK = Task(
                       notes="The absolute term covers J1's zeros, where relative error is meaningless; a careful "
                             "fp32 implementation is within ~1e-6 of the reference everywhere tested."),
     flops=elementwise_flops(30),
+    deviations=(
+        Deviation(Kind.COVERAGE, "small fixed vectors and random N(0, 1) inputs",
+                  "adds ±inf, NaN, tiny and large |x| (up to 1e4), the first zeros of J1, empty and size-1 dimensions; random inputs of 65 537, 129×257 (×5) and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(),
+    ),
 )

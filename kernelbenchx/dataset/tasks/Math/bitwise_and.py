@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randbool, randint
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
@@ -28,6 +30,8 @@ def fixed_cases(gen):
     yield "int16", Call(randint((7, 9), gen, -(1 << 15), 1 << 15, dtype=torch.int16),
                         randint((7, 9), gen, -(1 << 15), 1 << 15, dtype=torch.int16))
     yield "broadcast", Call(ints((7, 1), gen), ints((1, 9), gen))
+    yield "other_0d", Call(ints((5, 3), gen), torch.tensor(0x0F0F0F0F, dtype=torch.int32))
+    yield "empty", Call(torch.zeros(0, 4, dtype=torch.int32), ints((4,), gen))
     yield "bool_matrix", Call(randbool((33, 65), gen), randbool((33, 65), gen))
 
 
@@ -63,5 +67,16 @@ TASK = Task(
                              "dtype, broadcast shape (compared exactly)",
                       tolerance=Tolerance(rtol=0.0, atol=0.0)),
     flops=elementwise_flops(1),
+    deviations=(
+        Deviation(Kind.COVERAGE, "int32 values in [0, 256) and bool, with a broadcast row and a 0-d `other`",
+                  "adds int8, int16, int64 and uint8, the full int32 range (negative values), broadcasting of "
+                  "both operands and empty tensors", "torch.bitwise_and has the same semantics for every integer "
+                  "dtype; sign bits are where kernels go wrong"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(kbx="1-D int32 pairs of 2^16, 2^24 and 2^27 elements, and a bool pair of 2^27",
+                     upstream="16 1-D int32 pairs of 2^12 … 2^27 elements with values in {0, 1}, times summed",
+                     extra_reason="the bool case times the 1-byte path"),
+    ),
     unit="int",
 )

@@ -5,7 +5,9 @@ import math
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -15,6 +17,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 def fixed_cases(gen):
     inf, nan, pi = float("inf"), float("nan"), math.pi
     yield "zeros", Call(torch.zeros(9))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 3)
     yield "special", Call(torch.tensor([-0.0, pi / 2, -pi / 2, pi, -pi, 2 * pi, 3 * pi / 2, 1e-30, 1e-4]))
     yield "ramp", Call(torch.linspace(-20.0, 20.0, 4001))
     yield "large", Call(torch.tensor([100.0, -1000.0, 1234.5, 4096.25, -8000.0, 355.0]))
@@ -51,4 +55,12 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(10),
+    deviations=(
+        Deviation(Kind.COVERAGE, "small fixed vectors and random N(0, 1) inputs",
+                  "adds ±inf, NaN, multiples of π/2 and arguments up to |x| ≈ 8000 (accurate range reduction), empty and size-1 dimensions; random inputs of 65 537, 129×257 (×4) and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(),
+    ),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample, uniform
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -19,6 +21,8 @@ def off_poles(x: torch.Tensor) -> torch.Tensor:
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "example", Call(torch.tensor([1.0, 0.5]))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen).abs() * 3 + 0.01)
     yield "poles", Call(torch.tensor([0.0, -0.0, -1.0, -2.0, -10.0, -1e30, -inf, inf, nan]))
     yield "positive", Call(torch.linspace(0.01, 30.0, 3000))
     yield "negative", Call(torch.arange(-9.95, 0.0, 0.1, dtype=torch.float64).float())
@@ -35,9 +39,9 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "n2^16", Call(off_poles(sample((1 << 16,), gen)))
-    yield "n2^24", Call(off_poles(sample((1 << 24,), gen)))
-    yield "n2^27", Call(off_poles(sample((1 << 27,), gen)))
+    yield "n2^16", Call(uniform((1 << 16,), gen, 1.0, 2.0))
+    yield "n2^24_signed", Call(off_poles(sample((1 << 24,), gen)))
+    yield "n2^27", Call(uniform((1 << 27,), gen, 1.0, 2.0))
 
 
 TASK = Task(
@@ -62,4 +66,17 @@ TASK = Task(
                             "in fp32 stays within ~1e-6 absolute near ψ's root at x ≈ 1.4616 and a few ulp "
                             "relative elsewhere; stage-2 inputs keep at least 1e-3 from the poles."),
     flops=elementwise_flops(30),
+    deviations=(
+        Deviation(Kind.COVERAGE, "positive inputs only: fixed values and |N(0, 1)| + 0.1",
+                  "adds negative non-integers (reflection), the poles ±0, negative integers and -inf, +inf, NaN, "
+                  "values near the poles and near the root 1.4616, large x, empty and size-1 dimensions; random "
+                  "inputs of 65 537, 129×257 and 4×31×127 elements (signed, kept 1e-3 from the poles)",
+                  "torch.special.digamma is defined on the whole real line; its poles and negative branch are "
+                  "where implementations go wrong"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(kbx="1-D inputs of 2^16 and 2^27 elements in U[1, 2) as upstream, and 2^24 signed N(0, 1) "
+                         "values 1e-3 away from the poles", upstream="16 1-D inputs of 2^12 … 2^27 elements in "
+                     "U[1, 2), times summed", extra_reason="the signed case times the reflection branch too"),
+    ),
 )

@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample, uniform
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor, other, *, rounding_mode=None) -> torch.Tensor:
@@ -20,6 +22,9 @@ def fixed_cases(gen):
     a = sample((4, 4), gen)
     b = sample((4,), gen)
     yield "scalar", Call(sample((5,), gen), 0.5)
+    yield "tensors_0d", Call(torch.tensor(6.0), torch.tensor(3.0))
+    yield "other_0d_floor", Call(sample((4, 6), gen) * 10, torch.tensor(-0.7), rounding_mode="floor")
+    yield "empty", Call(torch.zeros(0, 4), sample((4,), gen))
     yield "broadcast", Call(a, b)
     yield "broadcast_trunc", Call(a, b, rounding_mode="trunc")
     yield "broadcast_floor", Call(a, b, rounding_mode="floor")
@@ -85,4 +90,17 @@ TASK = Task(
                             "true division (within tolerance), but 'floor' must still round the exact "
                             "quotient."),
     flops=elementwise_flops(1),
+    choices={"rounding_mode": (None, "trunc", "floor")},
+    deviations=(
+        Deviation(Kind.COVERAGE, "true division only: 0-d tensors, a Python scalar, a broadcast row, and 64×64 "
+                  "random pairs (divisor + 1e-3)", "adds rounding_mode 'trunc' and 'floor' (in the signature, never "
+                  "tested upstream), division by ±0, ±inf and NaN operands, inexact floor quotients (1 // 0.1 = 9), "
+                  "empty tensors; random inputs of 65 537, 129×257, 4×31×127 and 3×100 003 elements",
+                  "torch.div defines all of them; floor division of the exact quotient is where kernels go wrong"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(kbx="1-D pairs of 2^16, 2^24 and 2^27 elements (true division), and 2^26 with 'floor'",
+                     upstream="16 1-D fp32 pairs of 2^12 … 2^27 elements, true division, times summed",
+                     extra_reason="the floor case times the exact-quotient path"),
+    ),
 )

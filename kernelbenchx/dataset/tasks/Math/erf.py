@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -13,6 +15,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "example", Call(torch.tensor([0.0, -1.0, 10.0]))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 3)
     yield "ramp", Call(torch.linspace(-6.0, 6.0, 2401))
     yield "tiny", Call(torch.tensor([1e-30, -1e-10, 1e-5, -1e-3, -0.0]))
     yield "nonfinite", Call(torch.tensor([inf, -inf, nan, 30.0, -1e30]))
@@ -49,4 +53,12 @@ TASK = Task(
                       notes="fp32 tolerance: erf has accurate fp32 approximations (rational or polynomial, a "
                             "few ulp), and the reference itself is within ~1e-7."),
     flops=elementwise_flops(15),
+    deviations=(
+        Deviation(Kind.COVERAGE, "small fixed vectors and random N(0, 1) inputs",
+                  "adds ±inf, NaN, tiny and saturating |x|, empty and size-1 dimensions; random inputs of 65 537, 129×257 (×2) and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(),
+    ),
 )

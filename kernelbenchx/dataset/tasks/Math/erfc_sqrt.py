@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -13,6 +15,8 @@ def reference(input: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "example", Call(torch.tensor([0.0, -1.0, 10.0, 0.25]))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen).abs() * 3)
     yield "ramp", Call(torch.linspace(-5.0, 12.0, 1701))
     yield "nonfinite", Call(torch.tensor([inf, -inf, nan, -0.0, 0.0]))
     yield "extremes", Call(torch.tensor([1e-30, 1e-10, 3e38, 1e30, -1e-30, 4.0, 9.5]))
@@ -48,4 +52,10 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; both outputs float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(16),
+    deviations=(
+        Deviation(Kind.COVERAGE, "small fixed vectors (negatives included) and |N(0, 1)| 64×64 random inputs",
+                  "adds ±inf, NaN, ±0, huge and tiny values, a signed ramp, empty and size-1 dimensions; random |N(0, 1)| inputs of 65 537, 129×257 (×2) and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        sweep_subset(kbx="1-D inputs of 2^16, 2^24 and 2^27 elements, |N(0, 1)|"),
+    ),
 )

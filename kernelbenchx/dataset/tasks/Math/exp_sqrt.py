@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -13,6 +15,8 @@ def reference(input: torch.Tensor) -> torch.Tensor:
 def fixed_cases(gen):
     inf, nan = float("inf"), float("nan")
     yield "example", Call(torch.tensor([0.0, 1.0, 2.0, 3.0]))
+    yield "empty", Call(torch.zeros(0))
+    yield "unit_dims", Call(sample((1, 129, 1), gen) * 3)
     yield "example_mixed", Call(torch.tensor([-1.0, 0.5, 5.0, -3.0]))
     yield "overflow", Call(torch.tensor([80.0, 88.0, 88.5, 89.0, 100.0, 170.0, 1e30, inf]))
     yield "underflow", Call(torch.tensor([-80.0, -100.0, -104.0, -200.0, -1e30, -inf, nan, -0.0]))
@@ -50,4 +54,12 @@ TASK = Task(
     contract=Contract(dtypes="input float32 of any shape; output float32, same shape",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=elementwise_flops(2),
+    deviations=(
+        Deviation(Kind.COVERAGE, "small fixed vectors and random N(0, 1) inputs",
+                  "adds the overflow of exp (x > 88.72 gives +inf), underflow, ±inf, NaN, empty and size-1 dimensions; random inputs of 65 537, 129×257 and 4×31×127 elements",
+                  "special values and odd shapes under the same semantics"),
+        Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
+                  "the output is returned as a new tensor; the values computed are the same"),
+        sweep_subset(),
+    ),
 )
