@@ -4,6 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample
 
 
@@ -26,6 +27,9 @@ def fixed_cases(gen):
                               norm_type=1.0)
     yield "int32_indices", Call(torch.tensor([3, 0, 3], dtype=torch.int32), sample((4, 2), gen), sample((3, 2), gen))
     yield "saturation", Call(torch.tensor([0, 1]), torch.tensor([[30.0, -30.0], [1e4, -1e4]]), torch.zeros(2))
+    yield "max_norm_p3", Call(torch.tensor([[0, 2], [2, 3]]), sample((4, 7), gen) * 2, sample((7,), gen), max_norm=1.5,
+                              norm_type=3.0)
+    yield "empty_indices", Call(torch.zeros(0, dtype=torch.int64), sample((5, 4), gen), sample((4,), gen))
 
 
 def random_cases(gen, mode):
@@ -70,4 +74,11 @@ TASK = Task(
                       notes="weight must be left unchanged unless max_norm is given; then only the referenced rows "
                             "above the norm limit change, each once."),
     flops=elementwise_flops(5),
+    deviations=(
+        Deviation(Kind.PERF, "20 sizes: (b, s) indices into a 1024-row table, D = 8 … 512, a full-size `other`, "
+                  "up to 512×512 tokens with D = 512", "64×64 tokens with D = 64 and 512×512 with D = 512 (two of upstream's "
+                  "rows, its largest included), plus 4096×256 tokens into a 32000×128 table with a broadcast "
+                  "row `other`", "two of upstream's sizes; the added case times a realistic vocabulary, where the "
+                  "gather is not served from L2"),
+    ),
 )
