@@ -76,8 +76,9 @@ TASK = Task(
     flops=elementwise_flops(5),
     deviations=(
         Deviation(Kind.PERF, "20 sizes: (b, s) indices into a 1024-row table, D = 8 … 512, a full-size `other`, "
-                  "up to 512×512 tokens with D = 512", "64×64 tokens with D = 64 and 512×512 with D = 512 (two of upstream's "
-                  "rows, its largest included), plus 4096×256 tokens into a 32000×128 table with a broadcast "
+                  "up to 512×512 tokens with D = 512",
+                  "64×64 tokens with D = 64 and 512×512 with D = 512 (two of upstream's rows, its largest included), "
+                  "plus 4096×256 tokens into a 32000×128 table with a broadcast "
                   "row `other`", "two of upstream's sizes; the added case times a realistic vocabulary, where the "
                   "gather is not served from L2"),
     ),
