@@ -14,6 +14,7 @@ _EXPORTS = {
     "evaluate": ("kernelbenchx.evaluator.parent.run", "evaluate"),
     "evaluate_submission": ("kernelbenchx.evaluator.parent.run", "evaluate_submission"),
     "evaluate_batch": ("kernelbenchx.evaluator.parent.batch", "evaluate_batch"),
+    "Evaluator": ("kernelbenchx.evaluator.parent.batch", "Evaluator"),
     "RunConfig": ("kernelbenchx.evaluator.parent.run", "RunConfig"),
     "Result": ("kernelbenchx.evaluator.result", "Result"),
     "Verdict": ("kernelbenchx.evaluator.reasons", "Verdict"),

@@ -147,6 +147,7 @@ class TimeCase:
     baseline: str = "eager"  # lane only: eager, compile
     tf32: bool = False  # lane only: run the baseline under the task's precision admission
     full_output: bool = False  # send input set 0's whole output (custom-check tasks are judged on it)
+    cpus: tuple = ()  # candidate only: move to these cores (reserved for this GPU's timings) before timing
 
 
 @message

@@ -17,6 +17,16 @@ def apply_limits() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+def pin_cpus() -> None:
+    """Run on the cores the parent chose (KBX_CPUS): other candidates stay off the cores timing needs."""
+    cpus = os.environ.get("KBX_CPUS")
+    if cpus:
+        try:
+            os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
+        except OSError:
+            pass
+
+
 def not_pid_one() -> None:
     """In a new PID namespace this process is PID 1, which the kernel shields from its own default-action
     signals (a raised SIGSEGV would be ignored). PID 1 forks the harness, reaps, and exits with its status;
@@ -44,6 +54,7 @@ def not_pid_one() -> None:
 
 
 apply_limits()
+pin_cpus()
 not_pid_one()
 
 from kernelbenchx.evaluator.child.harness import main  # noqa: E402  (after the limits, on purpose)

@@ -61,6 +61,10 @@ def merge(observations: list[m.Observation]) -> m.Observation:
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
                  observer: Observer | None = None) -> m.PerfReport | m.Failed:
     """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check."""
+    if req.cpus:
+        import os
+
+        os.sched_setaffinity(0, set(req.cpus))
     try:
         return Measurement(req, task, fn, device, observer).run()
     except torch.cuda.OutOfMemoryError as exc:

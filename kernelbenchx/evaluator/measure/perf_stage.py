@@ -47,6 +47,7 @@ class Lane:
     target: str | None
     baselines: tuple[str, ...]
     timeout_s: float
+    cpus: tuple[int, ...] = ()  # cores reserved for this GPU's timings (the candidate moves there to be timed)
 
 
 def perf_case_count(task: Task) -> int:
@@ -83,7 +84,7 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
     base = lane.call(request, 600)
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
-    mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False,
+    mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
                                     "baseline_ms": base.timing["median_ms"]}), timeout=600)
     row = judge_case(task, index, base, mine, lane)
     for name in lane.baselines:

@@ -80,7 +80,7 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
     if run.on_cpu and needs_bf16(expected):
         raise Rejected(Reason.BFLOAT16, "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
     gpu = run.gpu_for(candidate)
-    with Child(HARNESS, candidate_limits(run), run.plan, env=candidate_env(run, gpu)) as child:
+    with run.candidate_process(gpu) as child:
         try:
             load(child, candidate, task, run, log)
             clock = time.perf_counter()
@@ -103,18 +103,18 @@ def needs_bf16(expected: dict) -> bool:
                for rows in expected.values() for row in rows)
 
 
-def candidate_limits(run: Any) -> Limits:
-    timeout = run.config.timeout_s
-    return Limits(wall_s=timeout, cpu_s=int(timeout * 2), address_space=(16 << 30) if run.on_cpu else None)
-
-
-def candidate_env(run: Any, gpu: int | None) -> dict[str, str]:
+def new_process(run: Any, gpu: int | None) -> Child:
+    """A candidate process for `gpu` (not started): its limits, isolation plan and environment."""
     from kernelbenchx.evaluator.parent.references import device_env
 
+    timeout = run.config.timeout_s
+    limits = Limits(wall_s=timeout, cpu_s=int(timeout * 2) + 60, address_space=(16 << 30) if run.on_cpu else None)
     env = device_env(run.device, gpu)
     if run.on_cpu:
         env["GLIBC_TUNABLES"] = MALLOC_POISON
-    return env
+    if run.cpus.work:
+        env["KBX_CPUS"] = ",".join(map(str, run.cpus.work))
+    return Child(HARNESS, limits, run.plan, env=env)
 
 
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog) -> None:

@@ -26,8 +26,8 @@ def device_env(device: str, gpu: int | None) -> dict[str, str]:
 class TrustedServer:
     """A long-lived trusted process (kbx code only), restarted if it dies."""
 
-    def __init__(self, device: str, gpu: int | None = None) -> None:
-        self.device, self.gpu = device, gpu
+    def __init__(self, device: str, gpu: int | None = None, cpus: tuple[int, ...] = ()) -> None:
+        self.device, self.gpu, self.cpus = device, gpu, cpus
         self.child: Child | None = None
         self.lock = threading.Lock()
 
@@ -35,7 +35,10 @@ class TrustedServer:
         with self.lock:
             for attempt in range(2):
                 if self.child is None:
-                    self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=device_env(self.device, self.gpu))
+                    env = device_env(self.device, self.gpu)
+                    if self.cpus:
+                        env["KBX_CPUS"] = ",".join(map(str, self.cpus))
+                    self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=env)
                     self.child.start()
                 try:
                     self.child.restart_clock(SERVER_LIMITS.wall_s)

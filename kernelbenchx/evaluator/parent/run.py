@@ -30,7 +30,8 @@ from kernelbenchx.evaluator import isolation, process
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard
-from kernelbenchx.evaluator.parent.candidate import evaluate_candidate
+from kernelbenchx.evaluator.parent.candidate import evaluate_candidate, new_process
+from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import ExpectedOutputs, TrustedServer
 from kernelbenchx.evaluator.parent.rundir import RunDir, sha256_file
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem, read_submission
@@ -88,6 +89,27 @@ class RunConfig:
         self.resolved_workers()
 
 
+@dataclass(frozen=True)
+class CpuPlan:
+    """Cores the timing needs kept quiet: on hosts with enough cores, each GPU's lane and the candidate it
+    times run on reserved cores, and every other candidate process on the rest (no process start or check
+    competes with a timing loop for its core)."""
+
+    work: tuple[int, ...] = ()
+    timing: tuple[tuple[int, ...], ...] = ()  # per GPU
+
+    @classmethod
+    def for_host(cls, gpus: int) -> "CpuPlan":
+        try:
+            cores = sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return cls()
+        if not gpus or len(cores) < 4 * gpus + 4:
+            return cls()
+        reserved = cores[-2 * gpus:]
+        return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
+
+
 def derive_seed(*parts: Any) -> int:
     digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).digest()
     return int.from_bytes(digest[:7], "little")
@@ -106,19 +128,28 @@ class Run:
         self.nondumpable = config.isolation and isolation.make_nondumpable()
         gpus = 0 if self.on_cpu else torch.cuda.device_count()
         pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
-        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None) for k in range(pool)]
+        self.cpus = CpuPlan.for_host(gpus)
+        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
+                      for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device)
-        self.lanes = [TrustedServer("cuda", g) for g in range(gpus)]
+        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
         self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")
+        keys: list[int | None] = list(range(gpus)) or [None]
+        self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)))
+        self.pool.warm(keys)
 
     # -- what candidates use ------------------------------------------------------------------------------
     def expected(self, task_id: str) -> Any:
         slot = derive_seed(task_id) % len(self.outputs.servers)
         return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot,
                                 lambda gpu: gpu_guard.shared(self.guards, gpu))
+
+    def candidate_process(self, gpu: int | None) -> ContextManager[process.Child]:
+        """A started candidate process for `gpu` (from the pool), closed after its one candidate."""
+        return self.pool.take(gpu, self.config.timeout_s)
 
     def gpu_for(self, candidate: Candidate) -> int | None:
         """Candidates are spread over GPUs by key; the candidate process and its timing lane share the GPU."""
@@ -134,7 +165,8 @@ class Run:
         server = self.lanes[gpu]
         return perf_stage.Lane(lambda req, timeout: server.call(req, timeout=timeout),
                                lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
-                               self.target, self.config.baselines, self.config.perf_timeout_s)
+                               self.target, self.config.baselines, self.config.perf_timeout_s,
+                               self.cpus.timing[gpu] if self.cpus.timing else ())
 
     def gpu_identity(self, gpu: int | None) -> dict | None:
         return None if gpu is None else environment.gpu_identity(gpu)
@@ -148,6 +180,7 @@ class Run:
                 "run_id": self.run_id, "isolation": isolation_}
 
     def close(self) -> None:
+        self.pool.close()
         for server in self.outputs.servers + self.lanes:
             server.close()
 
