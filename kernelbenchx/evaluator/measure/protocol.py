@@ -35,6 +35,8 @@ class Protocol:
     target_rel_ci: float = 0.01
     budget_s: float = 0.5
     use_graphs: bool = True
+    batch_ms: float = 1.0  # eager timing: short calls are timed in back-to-back batches of about this long
+    max_batch: int = 64
 
 
 def synchronize(device: str) -> None:
@@ -117,42 +119,61 @@ def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]])
         return None
 
 
-def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> bool:
-    """Run the warm-up calls; stop early once they take longer than the budget. Returns True when the
-    work is slow enough that graph capture (more calls, no gain for long work) is not worth it."""
-    started = time.perf_counter()
+def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> tuple[bool, float]:
+    """Run the warm-up calls; stop early once they take longer than the budget. Returns whether the work is
+    slow enough that graph capture (more calls, no gain for long work) is not worth it, and the host time of
+    the fastest warm-up call in ms (to size eager batches)."""
+    started, fastest = time.perf_counter(), float("inf")
     for i in range(protocol.warmup):
         args, kwargs = input_sets[i % len(input_sets)]
+        clock = time.perf_counter()
         fn(*args, **kwargs)
         torch.cuda.synchronize()
+        fastest = min(fastest, (time.perf_counter() - clock) * 1e3)
         if time.perf_counter() - started > protocol.budget_s:
-            return True
-    return False
+            return True, fastest
+    return False, fastest
 
 
 def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
               wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None) -> tuple[dict, list[Any]]:
     """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
     last timed call (re-checked by the caller). `wrap` (the candidate's observer) wraps every call the
-    protocol makes: warm-ups, graph captures and eager timed calls."""
+    protocol makes: warm-ups, graph captures and eager timed calls.
+
+    Methods, in order of preference: `cuda_graph` (one graph per input set, replayed: GPU time of the work,
+    no launch overhead); `eager_batched` (work that cannot be captured and is short: k calls back to back
+    between one pair of events, so launch overhead is amortized the way a graph removes it); `eager` (long
+    calls, one per sample)."""
     if wrap is not None:
         fn = wrap(fn)
     flush = L2Flusher()
-    slow = warm_up(fn, input_sets, protocol)
+    slow, per_call_ms = warm_up(fn, input_sets, protocol)
     graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
     if graphs is not None:
-        runners = [graph.replay for graph in graphs]
-        method = "cuda_graph"
+        runners, method, calls = [graph.replay for graph in graphs], "cuda_graph", 1
     else:
-        def eager(i: int) -> None:
-            args, kwargs = input_sets[i]
-            outputs[i] = fn(*args, **kwargs)
+        calls = max(1, min(protocol.max_batch, int(protocol.batch_ms / max(per_call_ms, 1e-3))))
 
-        runners = [lambda i=i: eager(i) for i in range(len(input_sets))]
-        method = "eager"
-    samples, started = [], time.perf_counter()
-    exhausted = False
+        def batch(i: int) -> None:
+            for j in range(calls):
+                k = (i + j) % len(input_sets)
+                args, kwargs = input_sets[k]
+                outputs[k] = fn(*args, **kwargs)
+
+        runners = [lambda i=i: batch(i) for i in range(len(input_sets))]
+        method = "eager_batched" if calls > 1 else "eager"
+    stats = sample_loop(runners, flush, protocol, calls)
+    return {**stats, "method": method, "calls_per_sample": calls}, outputs
+
+
+def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], protocol: Protocol,
+                calls: int) -> dict:
+    """Repeat timed samples (L2 flushed before each) until the median's CI meets the target or the budget is
+    spent; each sample is the events' interval divided by the calls it covered."""
+    samples: list[float] = []
+    started, exhausted = time.perf_counter(), False
     while True:
         run = runners[len(samples) % len(runners)]
         flush()
@@ -161,7 +182,7 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
         run()
         end.record()
         torch.cuda.synchronize()
-        samples.append(start.elapsed_time(end))
+        samples.append(start.elapsed_time(end) / calls)
         if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
             break
         if len(samples) >= protocol.max_reps:
@@ -169,7 +190,9 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
         if time.perf_counter() - started > protocol.budget_s:
             exhausted = True
             break
-    return summarize(samples, method, exhausted, time.perf_counter() - started), outputs
+    stats = summarize(samples, "", exhausted, time.perf_counter() - started)
+    stats["event_total_ms"] = sum(samples) * calls
+    return stats
 
 
 def fingerprint(value: Any) -> list[float]:
