@@ -740,3 +740,22 @@ def uniform_reason(out, expected: torch.Tensor, path: str = "output", *, call: A
     ks = Test("Kolmogorov–Smirnov distance to U[0, 1)")
     ks.ks(flat, stream.slack, "all values")
     return (ks.reason(path) or structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Case helpers for the tasks
+
+
+def flag(gen: torch.Generator) -> bool:
+    """A fair coin from the case generator (random stages draw every flag)."""
+    return bool(torch.randint(2, (), generator=gen))
+
+
+def draw_p(gen: torch.Generator, low: float = 0.1, high: float = 0.9) -> float:
+    """A dropout probability, rounded to 1/100."""
+    return round(float(torch.empty(()).uniform_(low, high, generator=gen)), 2)
+
+
+def distinguishable(x: torch.Tensor, margin: float = 0.5) -> torch.Tensor:
+    """`x` pushed away from 0 (sign(x)·(margin + |x|)): every kept value differs from a dropped 0."""
+    return torch.where(x < 0, x - margin, x + margin)

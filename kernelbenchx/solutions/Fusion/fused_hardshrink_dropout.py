@@ -19,8 +19,10 @@ def _hardshrink_dropout_kernel(x_ptr, out_ptr, n, p, scale, lambd, seed,
 
 
 def fused_hardshrink_dropout(input, p=0.5, training=True, inplace=False, lambd=0.5, seed=0):
-    x = input  # contiguous, as every case passes it; in place means writing into it
-    out = torch.empty_like(x)
+    # The mask is drawn per logical element (offset in row-major order), so any layout gives the same result:
+    # non-contiguous inputs are made contiguous, and an in-place result is copied back through the view.
+    x = input.contiguous()
+    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
     n = x.numel()
     random = bool(training) and 0.0 < p < 1.0
     if random:
@@ -31,4 +33,6 @@ def fused_hardshrink_dropout(input, p=0.5, training=True, inplace=False, lambd=0
     if n:
         _hardshrink_dropout_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, p, scale, lambd, seed,
                                                              RANDOM=random, INPLACE=inplace, BLOCK=BLOCK)
-    return out.view(input.shape)
+        if inplace and x.data_ptr() != input.data_ptr():
+            input.copy_(x)
+    return out
