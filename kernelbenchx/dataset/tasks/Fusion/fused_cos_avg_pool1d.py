@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -33,6 +34,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
+    yield "n32_c32_l1536_k3", Call(sample((32, 32, 1536), gen) * 3, 3)
     yield "n32_c32_l2944_k3", Call(sample((32, 32, 2944), gen) * 3, 3)
     yield "n64_c256_l4096_k3", Call(sample((64, 256, 4096), gen) * 3, 3)
     yield "n128_c128_l8192_k4s2p1_ceil", Call(sample((128, 128, 8192), gen) * 3, 4, 2, 1, True)
@@ -65,4 +67,10 @@ TASK = Task(
     contract=Contract(dtypes="input float32; output float32",
                       tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
     flops=flops,
+    deviations=(
+        Deviation(Kind.PERF, "12 sizes, (32, 32, L) with L = 1536 … 2944, kernel 3 (stride 3)",
+                  "L = 1536 and 2944 of those, plus (64, 256, 4096) with kernel 3 and (128, 128, 8192) with kernel "
+                  "4, stride 2, padding 1, ceil_mode", "upstream's largest input is 12 MB, launch-bound on a "
+                  "modern GPU; the added sizes time the bandwidth-bound regime and overlapping, padded windows"),
+    ),
 )
