@@ -81,6 +81,7 @@ def eval_(
     task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
+    ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,
 ) -> None:
     """Evaluate a submission; results.jsonl, summary.json and manifest.json go to OUT."""
     from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
@@ -88,7 +89,7 @@ def eval_(
 
     config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
-                       task_set=task_set, require_isolation=require_isolation)
+                       task_set=task_set, require_isolation=require_isolation, ray=ray)
     config.check()
     if config.resolved_device() == "cpu":
         err.print("[dim]no GPU: kernels run under Triton's CPU interpreter; timing is skipped (it would say "

@@ -5,6 +5,7 @@ once if it dies; a reference that keeps failing ends the candidates of that task
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -18,9 +19,13 @@ SERVER_LIMITS = Limits(wall_s=24 * 3600, cpu_s=10 ** 6, file_bytes=1 << 30, open
 
 
 def device_env(device: str, gpu: int | None) -> dict[str, str]:
-    if device.startswith("cuda"):
-        return {"CUDA_VISIBLE_DEVICES": str(gpu if gpu is not None else 0)}
-    return {"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+    """The environment that shows a child exactly one GPU: the parent's GPU number `gpu` (an index into the
+    parent's own CUDA_VISIBLE_DEVICES when it has one, as in a Ray actor), or none on the CPU path."""
+    if not device.startswith("cuda"):
+        return {"TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+    index = gpu if gpu is not None else 0
+    visible = [d for d in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if d.strip()]
+    return {"CUDA_VISIBLE_DEVICES": visible[index] if index < len(visible) else str(index)}
 
 
 class TrustedServer:

@@ -60,6 +60,7 @@ class RunConfig:
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
+    ray: str | None = None  # spread candidates over a Ray cluster: "auto", an address, or "local"
     progress: Progress | None = None
     protocol: Protocol = field(default_factory=Protocol)
 
@@ -203,13 +204,8 @@ def evaluate_submission(submission: str | Path, config: RunConfig) -> dict:
                             config.seed, config.resolved_device(), config.resume, config.overwrite)
     done = rundir.done()
     todo = [item for item in items if item.key not in done]
-    process.reset()
-    run = Run(config, rundir.seed, rundir.run_id, bool(rundir.info.get("seed_fixed")))
-    try:
-        with rundir.writer() as writer, stop_on_signals() as stop:
-            finished = run_all(todo, run, writer, config, stop, already=len(items) - len(todo))
-    finally:
-        run.close()
+    with rundir.writer() as writer, stop_on_signals() as stop:
+        finished = run_items(todo, config, rundir, writer, stop, already=len(items) - len(todo))
     if stop.is_set():
         raise Interrupted(f"interrupted: {len(items) - len(todo) + finished} of {len(items)} candidates done "
                           f"and saved in {out}/results.jsonl",
@@ -221,6 +217,21 @@ def evaluate_submission(submission: str | Path, config: RunConfig) -> dict:
     rundir.write_summary(summary)
     rundir.write_manifest(submission)
     return summary
+
+
+def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: threading.Event,
+              already: int) -> int:
+    """Evaluate the items not done yet: here, or on a Ray cluster."""
+    if config.ray:
+        from kernelbenchx.evaluator.parent.distributed import run_all_ray
+
+        return run_all_ray(todo, config, rundir.info, writer, stop, config.progress, already)
+    process.reset()
+    run = Run(config, rundir.seed, rundir.run_id, bool(rundir.info.get("seed_fixed")))
+    try:
+        return run_all(todo, run, writer, config, stop, already)
+    finally:
+        run.close()
 
 
 def dedupe(items: list[Candidate | InputProblem]) -> list[Candidate | InputProblem]:
