@@ -25,30 +25,32 @@ def _bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, B1,
     rm = pid_m * BM + tl.arange(0, BM)
     rn = pid_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
-    a_base = a_ptr + b0.to(tl.int64) * sa0 + b1.to(tl.int64) * sa1
-    b_base = b_ptr + b0.to(tl.int64) * sb0 + b1.to(tl.int64) * sb1
+    a_ptrs = a_ptr + b0.to(tl.int64) * sa0 + b1.to(tl.int64) * sa1 + rm[:, None].to(tl.int64) * sam + rk[None, :] * sak
+    b_ptrs = b_ptr + b0.to(tl.int64) * sb0 + b1.to(tl.int64) * sb1 + rk[:, None] * sbk + rn[None, :].to(tl.int64) * sbn
     acc = tl.zeros((BM, BN), dtype=tl.float32)
-    k0 = 0
-    while k0 < K:  # a while loop: the Triton interpreter (numpy >= 2.4) cannot range() to a runtime bound
-        ks = k0 + rk
-        a = tl.load(a_base + rm[:, None] * sam + ks[None, :] * sak,
-                    mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(b_base + ks[:, None] * sbk + rn[None, :] * sbn,
-                    mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)  # TF32 tensor cores for fp32 inputs (allowed by the contract)
-        k0 += BK
-    c_base = c_ptr + b0.to(tl.int64) * sc0 + b1.to(tl.int64) * sc1
-    tl.store(c_base + rm[:, None] * scm + rn[None, :] * scn, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (k0 + rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptrs, mask=(k0 + rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision="tf32")  # TF32 tensor cores (allowed by the contract)
+        a_ptrs += BK * sak
+        b_ptrs += BK * sbk
+    c_ptrs = c_ptr + b0.to(tl.int64) * sc0 + b1.to(tl.int64) * sc1 + rm[:, None].to(tl.int64) * scm + rn[None, :] * scn
+    tl.store(c_ptrs, acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 def _launch(a, b, c):
     """a (B0, B1, M, K), b (B0, B1, K, N), c (B0, B1, M, N); any strides."""
     B0, B1, M, K = a.shape
     N = b.shape[-1]
-    BM, BN, BK = 128, 128, 32
+    if M * N >= 1 << 22:  # large tiles once there are enough of them to fill the GPU
+        BM, BN, BK, warps, stages = 128, 128, 32, 8, 3
+    elif M * N >= 1 << 18:
+        BM, BN, BK, warps, stages = 64, 128, 32, 4, 4
+    else:
+        BM, BN, BK, warps, stages = 32, 64, 32, 4, 4
     grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), B0 * B1)
     _bmm_kernel[grid](a, b, c, M, N, K, B1, *a.stride(), *b.stride(), *c.stride(),
-                      BM=BM, BN=BN, BK=BK, GROUP_M=8, num_warps=8, num_stages=3)
+                      BM=BM, BN=BN, BK=BK, GROUP_M=8, num_warps=warps, num_stages=stages)
 
 
 def matmul(input: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
@@ -65,17 +67,14 @@ def matmul(input: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
     if c.numel():
         a_e = a.expand(*batch, M, K)
         b_e = b.expand(*batch, K, N)
-        if K == 0:
-            c.zero_()
-        else:
-            # Keep exactly two batch dimensions per launch; loop over any further leading ones.
-            lead = batch[:-2] if len(batch) > 2 else ()
-            pad = (1,) * max(0, 2 - len(batch))
-            for idx in _indices(lead):
-                ai, bi, ci = a_e[idx], b_e[idx], c[idx]
-                _launch(ai.reshape(*pad, *ai.shape) if pad else ai,
-                        bi.reshape(*pad, *bi.shape) if pad else bi,
-                        ci.view(*pad, *ci.shape) if pad else ci)
+        # Keep exactly two batch dimensions per launch; loop over any further leading ones.
+        lead = batch[:-2] if len(batch) > 2 else ()
+        pad = (1,) * max(0, 2 - len(batch))
+        for idx in _indices(lead):
+            ai, bi, ci = a_e[idx], b_e[idx], c[idx]
+            _launch(ai.reshape(*pad, *ai.shape) if pad else ai,
+                    bi.reshape(*pad, *bi.shape) if pad else bi,
+                    ci.view(*pad, *ci.shape) if pad else ci)
     if b_vec:
         c = c.squeeze(-1)
     if a_vec:

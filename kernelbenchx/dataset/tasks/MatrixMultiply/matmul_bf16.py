@@ -2,6 +2,7 @@
 
 import torch
 
-from kernelbenchx.dataset.tasks.MatrixMultiply._half_matmul import half_matmul_task
+from kernelbenchx.dataset.contract import Tolerance
+from kernelbenchx.dataset.tasks.MatrixMultiply._half_matmul import BF16_DEVIATION, PERF_DEVIATION, half_matmul_task
 
-TASK = half_matmul_task(torch.bfloat16, 1.6e-2)
+TASK = half_matmul_task(torch.bfloat16, Tolerance(rtol=1.6e-2, atol=5e-3), (BF16_DEVIATION, PERF_DEVIATION))

@@ -2,6 +2,7 @@
 
 import torch
 
-from kernelbenchx.dataset.tasks.MatrixMultiply._half_matmul import half_matmul_task
+from kernelbenchx.dataset.contract import Tolerance
+from kernelbenchx.dataset.tasks.MatrixMultiply._half_matmul import PERF_DEVIATION, half_matmul_task
 
-TASK = half_matmul_task(torch.float16, 5e-3)
+TASK = half_matmul_task(torch.float16, Tolerance(rtol=5e-3, atol=5e-3), (PERF_DEVIATION,))
