@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.tasks.MatrixMultiply import _precision
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, stride=1, padding=0,
@@ -38,14 +40,10 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "2x16x16x16_k3", Call(sample((2, 16, 16, 16), gen), sample((32, 16, 3, 3), gen), sample((32,), gen),
-                                padding=1)
-    yield "64x256x56x56_k3", Call(sample((64, 256, 56, 56), gen), sample((256, 256, 3, 3), gen),
-                                  sample((256,), gen), padding=1)
-    yield "32x128x112x112_k3_s2", Call(sample((32, 128, 112, 112), gen), sample((256, 128, 3, 3), gen), None,
-                                       2, 1)
-    yield "32x512x28x28_depthwise", Call(sample((32, 512, 28, 28), gen), sample((512, 1, 3, 3), gen),
-                                         sample((512,), gen), 1, 1, 1, 512)
+    # Rows of upstream's sweep: (N, C, 16, 16) * (2C, C, 3, 3) with bias, stride 1, no padding.
+    for n, c in ((2, 16), (16, 128), (64, 512), (128, 1024)):
+        yield f"{n}x{c}x16x16_k3", Call(sample((n, c, 16, 16), gen), sample((2 * c, c, 3, 3), gen),
+                                       sample((2 * c,), gen))
 
 
 def flops(call, out):
@@ -77,10 +75,17 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
-                      tf32=True,
-                      notes="TF32 tensor-core products are allowed (about 1e-3 relative error per product); atol "
-                            "is 1e-2 × RMS of the reference output."),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=_precision.REL_RMS),
+                      tf32=True, precision=_precision.PRECISION),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32 products)",
+                  "TF32 products allowed: |out − ref| ≤ 1e-2·RMS(ref) + 1e-2·|ref| and relative RMS error ≤ "
+                  f"{_precision.REL_RMS:g}",
+                  "the catalogue notes conv2d supports TensorFloat32 (cuDNN uses it by default for fp32 "
+                  "convolutions); the relative RMS bound still rejects bf16 operands"),
+        Deviation(Kind.PERF, "7 sizes (N, C) = (2, 16) … (128, 1024)", "(2, 16), (16, 128), (64, 512), (128, 1024)",
+                  "four rows of upstream's sweep span launch-bound to compute-bound"),
+    ),
 )

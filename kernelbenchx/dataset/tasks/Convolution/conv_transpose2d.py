@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.tasks.MatrixMultiply import _precision
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, stride=1, padding=0,
@@ -35,13 +37,10 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "2x8x16x16_s2", Call(sample((2, 8, 16, 16), gen), sample((8, 16, 3, 3), gen), sample((16,), gen), 2, 1, 1)
-    yield "16x256x32x32_k4_s2", Call(sample((16, 256, 32, 32), gen), sample((256, 128, 4, 4), gen),
-                                     sample((128,), gen), 2, 1)
-    yield "32x512x32x32_k4_s2", Call(sample((32, 512, 32, 32), gen), sample((512, 256, 4, 4), gen),
-                                     sample((256,), gen), 2, 1)
-    yield "8x64x128x128_k3_s2", Call(sample((8, 64, 128, 128), gen), sample((64, 64, 3, 3), gen),
-                                     sample((64,), gen), 2, 1, 1)
+    # Rows of upstream's sweep: (2, C, 16, 16) * (C, 2C, 3, 3) with bias, stride 2, padding 1, output_padding 1.
+    for c in (8, 64, 128, 256):
+        yield f"2x{c}x16x16_s2", Call(sample((2, c, 16, 16), gen), sample((c, 2 * c, 3, 3), gen),
+                                     sample((2 * c,), gen), 2, 1, 1)
 
 
 def flops(call, out):
@@ -74,10 +73,17 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
-                      tf32=True,
-                      notes="TF32 tensor-core products are allowed (about 1e-3 relative error per product); atol "
-                            "is 1e-2 × RMS of the reference output."),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=_precision.REL_RMS),
+                      tf32=True, precision=_precision.PRECISION),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32 products)",
+                  "TF32 products allowed: |out − ref| ≤ 1e-2·RMS(ref) + 1e-2·|ref| and relative RMS error ≤ "
+                  f"{_precision.REL_RMS:g}",
+                  "cuDNN runs fp32 transposed convolutions on TF32 tensor cores by default; the relative RMS bound "
+                  "still rejects bf16 operands"),
+        Deviation(Kind.PERF, "6 sizes C = 8 … 256 of (2, C, 16, 16) * (C, 2C, 3, 3)", "C = 8, 64, 128, 256",
+                  "four rows of upstream's sweep"),
+    ),
 )
