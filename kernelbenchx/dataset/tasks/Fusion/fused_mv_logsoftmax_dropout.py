@@ -5,7 +5,8 @@ import torch.nn.functional as F
 
 from kernelbenchx.dataset import stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randint, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, sample
 
 TOLERANCE = Tolerance(rtol=1e-5, atol=1e-5, scale="rms")
 
@@ -22,11 +23,7 @@ def check(call, output, expected, contract):
         return contract.compare(output, expected)
     z = torch.mv(a["input"].detach().cpu().double(), a["vec"].detach().cpu().double())
     kept = F.log_softmax(z, dim=a["dim"]) / (1.0 - a["p"])
-    return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance)
-
-
-def seed(gen):
-    return int(randint((), gen, 0, 2**31))
+    return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance, call=call)
 
 
 def fixed_cases(gen):
@@ -38,17 +35,33 @@ def fixed_cases(gen):
     yield "p_one_zeros", Call(sample((77, 9), gen), sample((9,), gen), 1.0)
     yield "inplace_no_visible_effect", Call(sample((300, 20), gen), sample((20,), gen), 0.5, True, True, seed=5)
     yield "single_row", Call(sample((1, 40), gen), sample((40,), gen), 0.5, seed=6)
+    yield "eval_inplace_dim_minus_1", Call(sample((50, 8), gen), sample((8,), gen), 0.5, False, True, -1)
+    yield "inplace_dim_minus_1", Call(sample((64, 8), gen), sample((8,), gen), 0.3, True, True, -1, seed=7)
+    yield "eval_dim_minus_1", Call(sample((50, 8), gen), sample((8,), gen), 0.5, False, False, -1)
+    # RNG structure along the only dimension: 2^15 elements, many blocks. log_softmax values are far from 0,
+    # so every drop is observable.
+    yield "rng_structure", Call(sample((1 << 15, 16), gen), sample((16,), gen), 0.5, seed=0x2545F4914F6CDD1D)
+    a, v = sample((2048, 16), gen), sample((16,), gen)
+    yield from stochastic.family("seed_family", lambda s: Call(a, v, 0.5, seed=s), 0x5DEECE66D, gen)
 
 
 def random_cases(gen, mode):
+    seed = stochastic.draw_seed
     yield "2048x129_p_half", Call(sample((2048, 129), gen, mode), sample((129,), gen, mode), 0.5, seed=seed(gen))
     yield "4099x64_p_0.1", Call(sample((4099, 64), gen, mode), sample((64,), gen, mode), 0.1, seed=seed(gen))
     yield "1000x257_p_0.8", Call(sample((1000, 257), gen, mode), sample((257,), gen, mode), 0.8, seed=seed(gen))
+    yield "rng_structure", Call(sample((40_000, 32), gen, mode), sample((32,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7),
+                                True, stochastic.flag(gen), seed=seed(gen))
+    yield "drawn_flags", Call(sample((777, 33), gen, mode), sample((33,), gen, mode), stochastic.draw_p(gen),
+                              stochastic.flag(gen), stochastic.flag(gen), (0, -1)[stochastic.flag(gen)], seed=seed(gen))
+    if mode == "standard":
+        a, v = sample((2048, 16), gen, mode), sample((16,), gen, mode)
+        yield from stochastic.family("seed_family", lambda s: Call(a, v, 0.5, seed=s), seed(gen), gen)
 
 
 def perf_cases(gen):
-    for n, m in ((256, 256), (4096, 4096), (16384, 8192)):
-        yield f"{n}x{m}", Call(sample((n, m), gen), sample((m,), gen), 0.5, seed=2024)
+    for n in (256, 1024, 4096):
+        yield f"{n}x{n}", Call(sample((n, n), gen), sample((n,), gen), 0.5, seed=2024)
 
 
 TASK = Task(
@@ -70,9 +83,23 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(seed_kwarg="seed", dtypes="input (n, m) and vec (m,) float32; output float32 (n,)", tolerance=TOLERANCE,
+                      deterministic=True,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is log_softmax(input @ vec)/(1−p), "
                             "recomputed in float64; atol is scaled by its RMS to allow for fp32 reassociation "
                             "of the length-m dot products."),
     flops=lambda call, out: 2.0 * call.args[0].numel() + 6.0 * out.numel(),
     check=check,
+    choices={"dim": (0, -1)},
+    deviations=(
+        Deviation(Kind.SATISFIABLE, "the mask comes from torch's global generator and the output must equal "
+                  "torch's own dropout bit for bit", "a `seed` argument drives the mask; the output is judged by "
+                  "the law of dropout (kept or dropped values, tests of independent Bernoulli(p) drops, "
+                  "independence across seeds)", "no kernel can reproduce torch's random stream", in_prompt=True),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (on torch's own mask)",
+                  "kept values within 1e-5 + 1e-5·RMS(kept) of log_softmax(input @ vec)/(1−p) computed in float64",
+                  "the length-m dot products may be summed in any order; atol scales with the values' magnitude"),
+        Deviation(Kind.PERF, "31 square sizes 256² … 4096², float16 inputs", "256², 1024² and 4096², float32",
+                  "a subset of upstream's sizes from small to the largest; float32 is the task's dtype (upstream's "
+                  "correctness tests are float32 too)"),
+    ),
 )
