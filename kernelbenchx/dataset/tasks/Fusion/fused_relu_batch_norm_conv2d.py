@@ -5,8 +5,16 @@ import math
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample, uniform
+
+
+# Relative RMS error admitted: the shared TF32 bound covers one product's error, but the batch variance (and so
+# the updated running_var) is quadratic in the convolution's output and doubles the coherent bias of Triton's
+# truncated TF32 operands (measured 1.5e-3 on a 10-value batch with momentum 1); bf16 operands stay above it.
+REL_RMS = 1.6e-3
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias=None, stride=1, padding=0, dilation=1, groups=1,
@@ -58,15 +66,17 @@ def random_cases(gen, mode):
     yield "train_pad1", Call(*with_conv(layer(gen, mode, (2, 8, 33, 35), (16, 8, 3, 3)), padding=1), True)
     yield "eval_groups4_stride2", Call(*with_conv(layer(gen, mode, (1, 16, 64, 50), (32, 4, 5, 5)), stride=2,
                                                   padding=2, groups=4))
-    yield "train_rgb_no_bias", Call(*layer(gen, mode, (2, 3, 45, 43), (12, 3, 3, 3), conv_bias=False), True,
-                                    0.2, 1e-3)
+    yield "train_rgb_no_bias_inplace", Call(*layer(gen, mode, (2, 3, 45, 43), (12, 3, 3, 3), conv_bias=False), True,
+                                            0.2, 1e-3, True)
+    yield "eval_pad1_inplace", Call(*with_conv(layer(gen, mode, (1, 6, 20, 24), (8, 6, 3, 3)), padding=1),
+                                    inplace=True)
 
 
 def perf_cases(gen):
-    yield "eval_1x64x32x32_k128", Call(*with_conv(layer(gen, "standard", (1, 64, 32, 32), (128, 64, 3, 3),
-                                                        conv_bias=False), padding=1))
-    yield "eval_1x256x128x128_k512", Call(*with_conv(layer(gen, "standard", (1, 256, 128, 128), (512, 256, 3, 3),
-                                                           conv_bias=False), padding=1))
+    for i in (0, 2, 4):  # upstream's rows: (1, 64·2^i, 32·2^i, 32·2^i) → 128·2^i channels, eval mode
+        c, hw = 64 << i, 32 << i
+        yield f"eval_1x{c}x{hw}x{hw}_k{2 * c}", Call(*with_conv(layer(gen, "standard", (1, c, hw, hw),
+                                                                      (2 * c, c, 3, 3), conv_bias=False), padding=1))
     yield "train_8x256x64x64_k256", Call(*with_conv(layer(gen, "standard", (8, 256, 64, 64), (256, 256, 3, 3),
                                                           conv_bias=False), padding=1), True)
 
@@ -101,8 +111,9 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias, running stats and BN parameters float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       mutates=(7, 8),
                       notes="The convolution may use TF32 products with fp32 accumulation, hence the RMS-scaled "
                             "tolerance (also applied to the updated running statistics). In training mode "
@@ -110,4 +121,21 @@ TASK = Task(
                             "statistics afterwards; in eval mode they must be left unchanged."),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "rtol 1e-2, atol 1e-2·RMS, and relative RMS error ≤ 1.6e-3 on the output and on the updated "
+                  "running statistics: TF32 products (rounded or truncated) pass, bf16 fail",
+                  "the convolution is a matrix product; kbx admits TF32 tensor cores for fp32 products across its "
+                  "matmul-class tasks, and the relative RMS bound still rejects lower operand precision"),
+        Deviation(Kind.COVERAGE, "4 × 3 × 32² and 2 × 3 × 32² inputs, running statistics 0 and 1, unit affine "
+                  "parameters in the fixed cases, inplace never set",
+                  "adds strides, dilation, groups, 'same' and tuple padding, no conv bias, no running statistics, "
+                  "no affine parameters, momentum 0.2 … 1, statistics away from 0 and 1, inplace=True (no visible "
+                  "effect) with both modes",
+                  "every argument of the signature; zero means and unit variances hide a kernel that ignores them"),
+        Deviation(Kind.PERF, "5 sizes, eval mode, (1, 64·2^i, 32·2^i, 32·2^i) → 128·2^i channels, i = 0 … 4",
+                  "i = 0, 2 and 4 in eval mode, plus training mode on 8 × 256 × 64² → 256",
+                  "a subset spanning small to largest, plus the training path (batch statistics), which "
+                  "upstream never times"),
+    ),
 )

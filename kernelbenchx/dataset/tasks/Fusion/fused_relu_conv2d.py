@@ -5,7 +5,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -40,12 +42,14 @@ def random_cases(gen, mode):
     yield "pad1", Call(*conv_inputs(gen, mode, (2, 8, 33, 35), (16, 8, 3, 3)), padding=1)
     yield "groups4_stride2", Call(*conv_inputs(gen, mode, (1, 16, 64, 50), (32, 4, 5, 5)), 2, 2, 1, 4)
     yield "rgb_dilated_no_bias", Call(*conv_inputs(gen, mode, (2, 3, 45, 43), (12, 3, 3, 3), bias=False),
-                                      padding="same", dilation=2)
+                                      padding="same", dilation=2, inplace=True)
 
 
 def perf_cases(gen):
-    yield "1x3x256x256_k64", Call(*conv_inputs(gen, "standard", (1, 3, 256, 256), (64, 3, 3, 3), bias=False))
-    yield "1x3x2048x2048_k64", Call(*conv_inputs(gen, "standard", (1, 3, 2048, 2048), (64, 3, 3, 3), bias=False))
+    yield "1x3x256x256_k64", Call(*conv_inputs(gen, "standard", (1, 3, 256, 256), (64, 3, 3, 3), bias=False),
+                                  padding=1)
+    yield "1x3x2048x2048_k64", Call(*conv_inputs(gen, "standard", (1, 3, 2048, 2048), (64, 3, 3, 3), bias=False),
+                                    padding=1)
     yield "32x128x64x64_k256", Call(*conv_inputs(gen, "standard", (32, 128, 64, 64), (256, 128, 3, 3)), padding=1)
 
 
@@ -74,10 +78,26 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="The convolution may use TF32 products with fp32 accumulation (implicit GEMM), hence "
                             "the RMS-scaled tolerance."),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "rtol 1e-2, atol 1e-2·RMS(out), and relative RMS error ≤ 1e-3: TF32 products pass, bf16 fail",
+                  "the convolution is a matrix product (implicit GEMM); kbx admits TF32 tensor cores for fp32 "
+                  "products across its matmul-class tasks (cuDNN's default for convolutions too), and the relative "
+                  "RMS bound still rejects lower operand precision"),
+        Deviation(Kind.COVERAGE, "one input shape class (1–2 × 3–4 channels), stride/padding/dilation/groups as "
+                  "ints, inplace never set",
+                  "adds tuple arguments, 'same'/'valid' padding, depthwise and grouped filters, rectangular "
+                  "kernels, unbatched input, inplace=True (no visible effect) and 32 × 128 channels",
+                  "every argument of torch's conv2d signature"),
+        Deviation(Kind.PERF, "7 sizes, 1 × 3 × 2^5 … 2^11 squared, 64 filters 3×3, padding 1",
+                  "1 × 3 × 256² and 2048², plus 32 × 128 × 64² with 256 filters",
+                  "a subset of upstream's sizes, plus a channel-heavy convolution where the product dominates"),
+    ),
 )
