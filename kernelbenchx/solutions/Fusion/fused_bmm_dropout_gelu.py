@@ -44,9 +44,12 @@ def fused_bmm_dropout_gelu(input1, input2, p=0.5, training=True, inplace=False, 
     out = torch.empty((B, M, N), dtype=input1.dtype, device=input1.device)
     random = bool(training) and 0.0 < p < 1.0
     scale = 1.0 / (1.0 - p) if random else (0.0 if training and p >= 1.0 else 1.0)
-    BM, BN, BK = 64, 64, 32
+    # Large products: 128×128 tiles (8 warps) keep the tensor cores busy; small ones: 64×64 for more programs.
+    big = M >= 512 and N >= 512
+    BM, BN, BK, warps = (128, 128, 32, 8) if big else (64, 64, 32, 4)
     grid = (triton.cdiv(M, BM), triton.cdiv(N, BN), B)
     _bmm_dropout_gelu_kernel[grid](input1, input2, out, M, N, K, p, scale, seed,
                                    *input1.stride(), *input2.stride(),
-                                   RANDOM=random, TANH=approximate == "tanh", BM=BM, BN=BN, BK=BK)
+                                   RANDOM=random, TANH=approximate == "tanh", BM=BM, BN=BN, BK=BK,
+                                   num_warps=warps, num_stages=3)
     return out
