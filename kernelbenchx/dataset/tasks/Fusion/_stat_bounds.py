@@ -94,20 +94,30 @@ def std_bound(g: torch.Tensor, dg: torch.Tensor | float, dim=None, keepdim: bool
     return out
 
 
-def normalized_bound(m: torch.Tensor, dm: torch.Tensor | float, dims: tuple[int, ...], eps: float,
-                     weight: torch.Tensor | None = None, bias: torch.Tensor | None = None) -> torch.Tensor:
-    """B for (m − μ)/√(σ² + eps)·weight + bias with μ, σ² (biased) over `dims` of m (exact, float64) computed
-    in fp32 from m carrying elementwise error dm. weight and bias must broadcast against m."""
+def moment_errors(m: torch.Tensor, dm: torch.Tensor | float, dims: tuple[int, ...]):
+    """(μ, σ², δμ, δσ²) over `dims` (kept) for statistics computed in fp32 from m (exact, float64) carrying
+    elementwise error dm: the mean's accumulation plus dm, and the biased variance's (two-pass or merged)."""
     m = m.double()
     dm = torch.as_tensor(dm, dtype=torch.float64).expand_as(m)
     n = max(reduced_count(m, dims), 1)
     mu = m.mean(dim=dims, keepdim=True)
     d = m - mu
     var = d.pow(2).mean(dim=dims, keepdim=True)
-    r = (var + eps).rsqrt()
     dmu = C * E32 * m.pow(2).sum(dim=dims, keepdim=True).sqrt() / math.sqrt(n) + dm.mean(dim=dims, keepdim=True)
     dvar = ((sum_err(d.pow(2), dims, True) + 2 * (d.abs() * (dm + E32 * d.abs())).sum(dim=dims, keepdim=True)) / n
             + dmu.pow(2))
+    return mu, var, dmu, dvar
+
+
+def normalized_bound(m: torch.Tensor, dm: torch.Tensor | float, dims: tuple[int, ...], eps: float,
+                     weight: torch.Tensor | None = None, bias: torch.Tensor | None = None) -> torch.Tensor:
+    """B for (m − μ)/√(σ² + eps)·weight + bias with μ, σ² (biased) over `dims` of m (exact, float64) computed
+    in fp32 from m carrying elementwise error dm. weight and bias must broadcast against m."""
+    m = m.double()
+    dm = torch.as_tensor(dm, dtype=torch.float64).expand_as(m)
+    mu, var, dmu, dvar = moment_errors(m, dm, dims)
+    d = m - mu
+    r = (var + eps).rsqrt()
     w = torch.ones((), dtype=torch.float64) if weight is None else weight.double()
     b = torch.zeros((), dtype=torch.float64) if bias is None else bias.double()
     core = dm + dmu + E32 * (m.abs() + mu.abs()) + d.abs() * dvar / (2 * (var + eps))
