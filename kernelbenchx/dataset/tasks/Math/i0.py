@@ -3,7 +3,8 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample, uniform
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(input: torch.Tensor) -> torch.Tensor:
@@ -24,6 +25,8 @@ def random_cases(gen, mode):
     yield "vector", Call(sample((65_537,), gen, mode))
     yield "matrix", Call(sample((129, 257), gen, mode))
     yield "batch", Call(sample((4, 31, 127), gen, mode))
+    # both branches of a typical split at |x| ≈ 8 and the growth up to e^88 (below float32's overflow)
+    yield "wide", Call(uniform((3, 1001), gen, -88.0, 88.0))
 
 
 def perf_cases(gen):
@@ -54,4 +57,5 @@ TASK = Task(
                       notes="fp32 tolerance: a careful fp32 evaluation (exp times a Chebyshev or polynomial "
                             "series) is within a few ulp; the reference itself is within ~5e-7 relative."),
     flops=elementwise_flops(25),
+    deviations=(sweep_subset(),),
 )
