@@ -5,7 +5,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -71,10 +73,23 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="The convolution may use TF32 products with fp32 accumulation, hence the RMS-scaled "
                             "tolerance."),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "rtol 1e-2, atol 1e-2·RMS(out), and relative RMS error ≤ 1e-3: TF32 products pass, bf16 fail",
+                  "the convolution is a matrix product; kbx admits TF32 tensor cores for fp32 products across its "
+                  "matmul-class tasks, and the relative RMS bound still rejects lower operand precision"),
+        Deviation(Kind.COVERAGE, "1–2 × 3–4 channel inputs, upscale factor 2, stride and padding as ints",
+                  "adds factors 1 and 3, groups, dilation, tuple and 'same' padding, unbatched input",
+                  "every argument of the signature"),
+        Deviation(Kind.PERF, "7 sizes, 16 × 3 × 2^s² for s = 4 … 10, 12 filters 3×3 with bias, factor 2",
+                  "s = 6 and 10, plus 8 × 64 × 128² with 256 filters and padding 1",
+                  "a subset of upstream's sizes, plus a channel-heavy convolution where the product dominates"),
+    ),
 )

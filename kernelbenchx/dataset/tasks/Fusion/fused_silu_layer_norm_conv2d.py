@@ -5,7 +5,9 @@ import math
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -34,6 +36,8 @@ def fixed_cases(gen):
     yield "same_large_eps", Call(*conv_inputs(gen, "standard", (3, 2, 7, 8), (4, 2, 3, 3)), conv_padding="same",
                                  ln_eps=1.0)
     yield "single_output_pixel", Call(*conv_inputs(gen, "standard", (2, 3, 3, 3), (7, 3, 3, 3)))
+    x, _, w, b = conv_inputs(gen, "standard", (1, 3, 5, 5), (6, 3, 3, 3))
+    yield "weight_none_stride2_pad1", Call(x, None, w, b, conv_stride=2, conv_padding=1)
     yield "constant_conv", Call(torch.zeros(2, 2, 5, 5), torch.ones(3), torch.zeros(3, 2, 3, 3),
                                 torch.tensor([1.0, 1.0, 1.0]))
     yield "per_sample_scale", Call(*conv_inputs(gen, "standard", (3, 2, 8, 8), (4, 2, 3, 3))[:2],
@@ -50,7 +54,7 @@ def random_cases(gen, mode):
 def perf_cases(gen):
     yield "1x8x32x32_k64", Call(*conv_inputs(gen, "standard", (1, 8, 32, 32), (64, 8, 3, 3)))
     yield "4x32x128x128_k64", Call(*conv_inputs(gen, "standard", (4, 32, 128, 128), (64, 32, 3, 3)))
-    yield "8x64x256x256_k64", Call(*conv_inputs(gen, "standard", (8, 64, 256, 256), (64, 64, 3, 3)))
+    yield "16x128x512x512_k64", Call(*conv_inputs(gen, "standard", (16, 128, 512, 512), (64, 128, 3, 3)))
 
 
 def flops(call, out):
@@ -60,7 +64,7 @@ def flops(call, out):
 TASK = Task(
     id="Fusion/fused_silu_layer_norm_conv2d",
     entry="fused_silu_layer_norm_conv2d",
-    signature="fused_silu_layer_norm_conv2d(x: Tensor, weight: Tensor, conv_weight: Tensor, "
+    signature="fused_silu_layer_norm_conv2d(x: Tensor, weight: Tensor | None, conv_weight: Tensor, "
               "conv_bias: Tensor | None = None, conv_stride=1, conv_padding=0, conv_dilation=1, conv_groups=1, "
               "ln_eps: float = 1e-5) -> Tensor",
     description="Applies a 2-D convolution exactly as torch.nn.functional.conv2d (x (N, C_in, H, W); conv_weight "
@@ -68,8 +72,8 @@ TASK = Task(
                 "int or an (h, w) pair; padding may also be 'valid' or 'same'; zero padding), giving v of shape "
                 "(N, C_out, H_out, W_out); then layer normalization of each sample over all of its "
                 "C_out·H_out·W_out values, (v − mean) / sqrt(var + ln_eps) with the biased variance and no "
-                "scale or shift; then SiLU, t·sigmoid(t). `weight` (shape (C_out,)) is accepted for signature "
-                "compatibility and is not used: the upstream reference normalizes without affine parameters. "
+                "scale or shift; then SiLU, t·sigmoid(t). `weight` (a (C_out,) tensor or None) is accepted for "
+                "signature compatibility and is not used: the upstream reference normalizes without affine parameters. "
                 "Returns a new float32 tensor (N, C_out, H_out, W_out).",
     math=r"v = \mathrm{conv2d}(x, W) + b,\quad t = \frac{v - \mathrm{E}_{c,h,w}[v]}{\sqrt{\mathrm{Var}_{c,h,w}[v] "
          r"+ \epsilon}},\quad \mathrm{out} = t\,\sigma(t)",
@@ -79,10 +83,25 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="x, weight, conv_weight, conv_bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="The convolution may use TF32 products with fp32 accumulation, hence the RMS-scaled "
                             "tolerance; the per-sample mean and variance are fp32 reductions over C·H·W values."),
     flops=flops,
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "rtol 1e-2, atol 1e-2·RMS(out), and relative RMS error ≤ 1e-3: TF32 products pass, bf16 fail",
+                  "the convolution is a matrix product; kbx admits TF32 tensor cores for fp32 products across its "
+                  "matmul-class tasks, and the relative RMS bound still rejects lower operand precision"),
+        Deviation(Kind.COVERAGE, "1 × 3 × 5² and 2 × 3 × 32² inputs, weight always None",
+                  "adds groups, dilation, tuple and 'same' padding, a large ln_eps, a constant convolution (zero "
+                  "variance), a single output pixel and samples of very different scales; weight passed as None "
+                  "and as a (C_out,) tensor (ignored either way)",
+                  "every argument of the signature; per-sample statistics only show with several samples of "
+                  "different scales"),
+        Deviation(Kind.PERF, "5 sizes, (2^(i−5), 2^(i−2), 2^i, 2^i) for i = 5 … 9, 64 filters 3×3 with bias",
+                  "i = 5, 7 and 9", "a subset spanning small to largest"),
+    ),
 )
