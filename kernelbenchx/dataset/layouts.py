@@ -166,6 +166,15 @@ def transfer(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     return whole.to(device).as_strided(t.size(), t.stride(), t.storage_offset())
 
 
+def copy_view(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t` with the same sizes, strides and storage offset (Tensor.clone makes non-dense views
+    contiguous): the candidate must receive the layout the case was built with."""
+    storage = t.untyped_storage()
+    whole = torch.empty(0, dtype=t.dtype, device=t.device)
+    whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
+    return whole.clone().as_strided(t.size(), t.stride(), t.storage_offset())
+
+
 def describe_layout(t: torch.Tensor) -> str:
     if t.is_contiguous() and t.storage_offset() == 0:
         return "contiguous"

@@ -1,0 +1,281 @@
+"""Mutation testing of the task set: do a task's cases catch plausible bugs in a correct kernel?
+
+Mechanical operators are applied to a task's reference solution (kernelbenchx/solutions/<id>.py), one site at
+a time; each mutant runs in a forked process on the CPU interpreter against the task's stage-1 cases and the
+stage-2 cases of a fixed seed, judged by the task's contract. A mutant is *killed* when some case fails
+(a wrong output, an error, a hang); a *survivor* is a bug the cases would let through, unless it is
+equivalent to the original or outside the contract — such survivors are listed with their reason in
+solutions/mutants-equivalent.json and do not count against the score.
+
+    python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--json OUT]   # maintainers' tool
+
+Operators: drop_mask (a load/store without its mask), shift_bound (< ↔ <=, > ↔ >=), ignore_stride (a view's
+strides replaced by contiguous ones), ignore_parameter (a defaulted parameter forced to its default),
+lower_precision (an fp32 accumulator or cast in fp16, fp64 in fp32), change_constant (a float literal × 1.01),
+skip_last_program (triton.cdiv → floor division in a grid).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import multiprocessing
+import os
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+EQUIVALENT = SOLUTIONS / "mutants-equivalent.json"
+MAX_SITES = 3  # per operator and task: mutants are chosen deterministically among the sites
+TIMEOUT_S = 120.0
+SEED = 1234
+
+
+@dataclass(frozen=True)
+class Mutant:
+    task_id: str
+    operator: str
+    site: int  # index among the operator's sites in the solution
+    line: int
+    source: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.operator}#{self.site}@{self.line}"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Operators: each yields (line, transform) where transform mutates a deep copy of the tree at that site.
+
+
+def is_call_to(node: ast.AST, *names: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+
+
+def drop_mask(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if is_call_to(node, "load", "store") and any(k.arg == "mask" for k in node.keywords):
+            yield node
+
+
+def apply_drop_mask(node: ast.Call) -> None:
+    node.keywords = [k for k in node.keywords if k.arg not in ("mask", "other")]
+
+
+SHIFT = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt}
+
+
+def shift_bound(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and type(node.ops[0]) in SHIFT:
+            yield node
+
+
+def apply_shift_bound(node: ast.Compare) -> None:
+    node.ops[0] = SHIFT[type(node.ops[0])]()
+
+
+def ignore_stride(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if is_call_to(node, "stride") or is_call_to(node, "contiguous"):
+            yield node
+
+
+def apply_ignore_stride(node: ast.Call) -> None:
+    if node.func.attr == "contiguous":  # x.contiguous() → x (the kernel then sees the view)
+        node.func = ast.Attribute(value=node.func.value, attr="view_as", ctx=ast.Load())
+        node.args = [copy.deepcopy(node.func.value)]
+    else:  # x.stride(d) → x.contiguous().stride(d): contiguous strides, the view's pointer
+        node.func.value = ast.Call(func=ast.Attribute(value=node.func.value, attr="contiguous", ctx=ast.Load()),
+                                   args=[], keywords=[])
+
+
+def ignore_parameter(tree: ast.Module, entry: str = "") -> Iterator[ast.AST]:
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == entry:
+            args = node.args
+            positional = args.args[len(args.args) - len(args.defaults):]
+            for arg, default in list(zip(positional, args.defaults)) + [
+                    (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]:
+                yield (node, arg.arg, default)
+
+
+def apply_ignore_parameter(site: tuple) -> None:
+    fn, name, default = site
+    fn.body.insert(0, ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=copy.deepcopy(default)))
+
+
+LOWER = {"float32": "float16", "float64": "float32"}
+
+
+def lower_precision(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr in LOWER and isinstance(node.value, ast.Name) \
+                and node.value.id in ("tl", "torch"):
+            yield node
+
+
+def apply_lower_precision(node: ast.Attribute) -> None:
+    node.attr = LOWER[node.attr]
+
+
+def change_constant(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, float) and node.value not in (0.0,):
+            yield node
+
+
+def apply_change_constant(node: ast.Constant) -> None:
+    node.value = node.value * 1.01
+
+
+def skip_last_program(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "cdiv" \
+                and len(node.args) == 2:
+            yield node
+
+
+def apply_skip_last_program(node: ast.Call) -> None:
+    node.func = ast.Name(id="_floordiv", ctx=ast.Load())
+
+
+OPERATORS: dict[str, tuple[Callable, Callable]] = {
+    "drop_mask": (drop_mask, apply_drop_mask),
+    "shift_bound": (shift_bound, apply_shift_bound),
+    "ignore_stride": (ignore_stride, apply_ignore_stride),
+    "ignore_parameter": (ignore_parameter, apply_ignore_parameter),
+    "lower_precision": (lower_precision, apply_lower_precision),
+    "change_constant": (change_constant, apply_change_constant),
+    "skip_last_program": (skip_last_program, apply_skip_last_program),
+}
+FLOORDIV = "\n\ndef _floordiv(a, b):\n    return a // b\n"
+
+
+def mutants(task_id: str, entry: str) -> list[Mutant]:
+    source = (SOLUTIONS / f"{task_id}.py").read_text()
+    out = []
+    for name, (find, apply) in OPERATORS.items():
+        tree = ast.parse(source)
+        sites = list(find(tree, entry) if name == "ignore_parameter" else find(tree))
+        chosen = sorted(random.Random(f"{task_id}/{name}").sample(range(len(sites)), min(MAX_SITES, len(sites))))
+        for index in chosen:
+            mutated = ast.parse(source)
+            site = list(find(mutated, entry) if name == "ignore_parameter" else find(mutated))[index]
+            apply(site)
+            text = ast.unparse(ast.fix_missing_locations(mutated)) + (FLOORDIV if name == "skip_last_program" else "")
+            line = getattr(site[0] if isinstance(site, tuple) else site, "lineno", 0)
+            if text != ast.unparse(ast.parse(source)):
+                out.append(Mutant(task_id, name, index, line, text))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running a mutant
+
+
+def killed_by(task_id: str, source: str) -> str | None:
+    """The first case the mutant fails (None when it passes every case). Runs in the forked child."""
+    os.environ["TRITON_INTERPRET"] = "1"
+    from kernelbenchx.dataset.cases import build_cases, run_reference
+    from kernelbenchx.dataset.layouts import copy_view
+    from kernelbenchx.dataset.registry import get_task
+
+    task = get_task(task_id)
+    namespace: dict = {"__name__": f"mutant_{task.stem}"}
+    try:
+        exec(compile(source, f"<mutant {task_id}>", "exec"), namespace)  # noqa: S102  (our own solution, mutated)
+        entry = namespace[task.entry]
+    except Exception as exc:
+        return f"import: {type(exc).__name__}"
+    for name, call in build_cases(task, None) + build_cases(task, SEED):
+        expected = run_reference(task, call)
+        mine = call.map(copy_view)  # the layout the case was built with, as the evaluator delivers it
+        try:
+            out = task.contract.compared_outputs(mine, mine.invoke(entry))
+            reason = task.judge(call, out, expected)
+        except Exception as exc:  # a crash on an allowed input is a kill
+            return f"{name}: {type(exc).__name__}"
+        if reason:
+            return f"{name}: {reason[:120]}"
+    return None
+
+
+def child_main(task_id: str, source: str, conn) -> None:
+    try:
+        conn.send(killed_by(task_id, source))
+    except BaseException as exc:  # whatever happened in the mutant, the parent gets an answer
+        conn.send(f"error: {type(exc).__name__}")
+
+
+def run_mutant(mutant: Mutant) -> str | None:
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, child))
+    proc.start()
+    child.close()
+    answer: str | None = f"timeout after {TIMEOUT_S:.0f} s"
+    if parent.poll(TIMEOUT_S):
+        try:
+            answer = parent.recv()
+        except EOFError:  # the mutant killed its process (an access far out of bounds, say)
+            proc.join(10)
+            answer = f"crash (exit {proc.exitcode})"
+        proc.join(10)
+    if proc.is_alive():
+        proc.kill()
+        proc.join()
+    return answer
+
+
+def equivalent() -> dict[str, str]:
+    """Survivors documented as equivalent or out of contract: "task_id operator#site" → reason."""
+    return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+
+
+def score(task_ids: list[str], log: Callable[[str], None] = print) -> dict[str, dict]:
+    from kernelbenchx.dataset.registry import get_task
+
+    known = equivalent()
+    report = {}
+    for task_id in task_ids:
+        entry = get_task(task_id).entry
+        rows = []
+        for mutant in mutants(task_id, entry):
+            killer = run_mutant(mutant)
+            key = f"{task_id} {mutant.operator}#{mutant.site}"
+            rows.append({"mutant": mutant.name, "killed_by": killer, "equivalent": known.get(key)})
+            if killer is None:
+                log(f"  survivor {key} (line {mutant.line})" + (f": {known[key]}" if key in known else ""))
+        counted = [r for r in rows if not r["equivalent"]]
+        killed = sum(r["killed_by"] is not None for r in counted)
+        report[task_id] = {"mutants": len(rows), "counted": len(counted), "killed": killed, "rows": rows}
+        log(f"{task_id}: {killed}/{len(counted)} killed ({len(rows) - len(counted)} equivalent)")
+    return report
+
+
+def main(argv: list[str]) -> int:
+    from kernelbenchx.dataset.registry import all_tasks
+
+    args = list(argv)
+    out = args.pop(args.index("--json") + 1) if "--json" in args else None
+    sample = int(args.pop(args.index("--sample") + 1)) if "--sample" in args else None
+    args = [a for a in args if a not in ("--json", "--sample")]
+    ids = args or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
+    if sample:
+        ids = sorted(random.Random(sample).sample(ids, min(sample, len(ids))))
+    report = score(ids)
+    counted = sum(r["counted"] for r in report.values())
+    killed = sum(r["killed"] for r in report.values())
+    print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks")
+    if out:
+        Path(out).write_text(json.dumps(report, indent=1) + "\n")
+    return 0 if killed == counted else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
