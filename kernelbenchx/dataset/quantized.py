@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Tolerance, compare_floats
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import sample
 
 # RMS(out − Q) may be at most KAPPA × the quantization error RMS(Q − F). Legitimate fp32 orderings (reciprocal
@@ -179,3 +180,29 @@ def judge(out, pipeline: torch.Tensor, exact: torch.Tensor, tol: Tolerance, limi
         return (f"{path}: vs float reference rel-RMSE {got.rel_rmse:.3g} (≤ {limits.rel_rmse:g}), cosine "
                 f"{got.cosine:.6f} (≥ {limits.cosine:g}), rel-L1 {got.rel_l1:.3g} (≤ {limits.rel_l1:g})")
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# How these tasks differ from upstream's (Task.deviations)
+
+
+def upstream_judging(thresholds: str, unmet: str | None = None) -> tuple[Deviation, ...]:
+    """The deviation records every Quantization task shares: upstream judged the output against the unquantized
+    float op with absolute `thresholds` (cosine, relative L1, absolute RMSE) and a regex for evidence of
+    quantization in the source; kbx requires the stated quantized pipeline. `unmet`: where a faithful
+    implementation fails upstream's thresholds (measured with upstream's own cases)."""
+    records = [Deviation(
+        Kind.SEMANTICS,
+        f"output compared with the unquantized float op at {thresholds}; quantization shown by a regex over the "
+        "source (an unquantized kernel with dead quantization code passes)",
+        "the output must be the quantized pipeline the prompt states (rules (1)-(2)) and stay within "
+        "scale-relative limits of the float op (rule (3))",
+        "thresholds against the float op cannot tell a quantized kernel from an unquantized one, and the regex is "
+        "satisfied by comments; comparing with the exact pipeline checks that the stated scheme was computed",
+        in_prompt=True)]
+    if unmet:
+        records.append(Deviation(
+            Kind.SATISFIABLE, f"absolute thresholds {thresholds} against the float op",
+            "limits relative to the output's scale, twice the worst error a faithful implementation reaches",
+            f"a faithful implementation of upstream's own scheme fails upstream's thresholds: {unmet}"))
+    return tuple(records)

@@ -37,8 +37,7 @@ def _attention_kernel(q_ptr, k_ptr, v_ptr, sq_ptr, sk_ptr, sv_ptr, out_ptr, SQ, 
     m_i = tl.full((BM,), float("-inf"), tl.float32)
     l_i = tl.zeros((BM,), dtype=tl.float32)
     acc = tl.zeros((BM, BD), dtype=tl.float32)
-    n0 = 0
-    while n0 < SK:  # while, not range(): the interpreter (numpy >= 2.4) cannot range() to a runtime bound
+    for n0 in range(0, SK, BN):
         rn = n0 + tl.arange(0, BN)
         kt = tl.load(k_ptr + (b * SK + rn[None, :]) * D + rd[:, None], mask=(rn[None, :] < SK) & (rd[:, None] < D),
                      other=0)
@@ -54,12 +53,12 @@ def _attention_kernel(q_ptr, k_ptr, v_ptr, sq_ptr, sk_ptr, sv_ptr, out_ptr, SQ, 
         s_v = tl.load(sv_ptr + b * SK + rn, mask=rn < SK, other=0.0)
         acc = acc * alpha[:, None] + tl.dot(p, v.to(tl.float32) * s_v[:, None], input_precision="ieee")
         m_i = m_new
-        n0 += BN
     out = acc / l_i[:, None]
     tl.store(out_ptr + (b * SQ + rm[:, None]) * D + rd[None, :], out, mask=(rm[:, None] < SQ) & (rd[None, :] < D))
 
 
 def _quantize(x):
+    x = x.contiguous()  # per-token rows of D contiguous values
     rows = x.shape[0] * x.shape[1]
     D = x.shape[2]
     q = torch.empty(x.shape, dtype=torch.int8, device=x.device)
@@ -73,8 +72,8 @@ def attention_w8a8(query, key, value):
     SK = key.shape[1]
     (qq, sq), (kq, sk), (vq, sv) = _quantize(query), _quantize(key), _quantize(value)
     out = torch.empty((B, SQ, D), dtype=torch.float32, device=query.device)
-    BM, BN = 32, 32
+    BM, BN = (64, 64) if SQ * SK >= 1 << 20 else (32, 32)
     BD = max(32, triton.next_power_of_2(D))  # int8 tensor-core products need a reduction of at least 32
     _attention_kernel[(triton.cdiv(SQ, BM), B)](qq, kq, vq, sq, sk, sv, out, SQ, SK, D, 1.0 / math.sqrt(D),
-                                                BM=BM, BN=BN, BD=BD)
+                                                BM=BM, BN=BN, BD=BD, num_warps=4, num_stages=2)
     return out

@@ -23,10 +23,8 @@ def _absmax_partial_kernel(x_ptr, part_ptr, n, BLOCK: tl.constexpr):
 def _scale_kernel(part_ptr, s_ptr, n_part, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     amax = tl.zeros((BLOCK,), dtype=tl.float32)
-    i0 = 0
-    while i0 < n_part:  # while, not range(): the interpreter (numpy >= 2.4) cannot range() to a runtime bound
+    for i0 in range(0, n_part, BLOCK):
         amax = tl.maximum(amax, tl.load(part_ptr + i0 + offs, mask=i0 + offs < n_part, other=0.0))
-        i0 += BLOCK
     tl.store(s_ptr, tl.max(amax, axis=0) / 127.0)
 
 
@@ -45,24 +43,20 @@ def _quant_rows_kernel(x_ptr, q_ptr, s_ptr, C, BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     offs = tl.arange(0, BLOCK)
     amax = tl.zeros((BLOCK,), dtype=tl.float32)
-    c0 = 0
-    while c0 < C:
+    for c0 in range(0, C, BLOCK):
         amax = tl.maximum(amax, tl.abs(tl.load(x_ptr + row * C + c0 + offs, mask=c0 + offs < C, other=0.0)))
-        c0 += BLOCK
     scale = tl.max(amax, axis=0) / 127.0
     safe = tl.where(scale > 0.0, scale, 1.0)
     tl.store(s_ptr + row, scale)
-    c0 = 0
-    while c0 < C:
+    for c0 in range(0, C, BLOCK):
         x = tl.load(x_ptr + row * C + c0 + offs, mask=c0 + offs < C, other=0.0)
         q = tl.minimum(tl.maximum(_rne(x / safe), -127.0), 127.0)
         tl.store(q_ptr + row * C + c0 + offs, q.to(tl.int8), mask=c0 + offs < C)
-        c0 += BLOCK
 
 
 @triton.jit
 def _conv_int8_kernel(x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, out_ptr,
-                      N, C, H, W, CO, HO, WO, KH, KW, stride, pad,
+                      N, C, H, W, CO, HO, WO, KH: tl.constexpr, KW: tl.constexpr, stride, pad,
                       HAS_BIAS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     # Implicit GEMM: rows m = (n, ho, wo), columns = output channels, reduction k = (c, r, s).
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
@@ -73,8 +67,7 @@ def _conv_int8_kernel(x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, out_ptr,
     ho = (rm // WO) % HO
     wo = rm % WO
     acc = tl.zeros((BM, BN), dtype=tl.int32)
-    k0 = 0
-    while k0 < K:
+    for k0 in range(0, K, BK):
         ks = k0 + tl.arange(0, BK)
         c = ks // (KH * KW)
         r = (ks // KW) % KH
@@ -86,7 +79,6 @@ def _conv_int8_kernel(x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, out_ptr,
         b = tl.load(w_ptr + rn[None, :].to(tl.int64) * K + ks[:, None], mask=(ks[:, None] < K) & (rn[None, :] < CO),
                     other=0)
         acc += tl.dot(a, b, out_dtype=tl.int32)
-        k0 += BK
     sw = tl.load(sw_ptr + rn, mask=rn < CO, other=0.0)
     out = acc.to(tl.float32) * tl.load(sx_ptr) * sw[None, :]
     if HAS_BIAS:
@@ -96,6 +88,8 @@ def _conv_int8_kernel(x_ptr, w_ptr, sx_ptr, sw_ptr, bias_ptr, out_ptr,
 
 
 def conv2d_w8a8(input, weight, bias=None, stride=1, padding=0):
+    input = input.contiguous()  # the kernels index NCHW / (C_out, C_in·kH·kW) memory directly
+    weight = weight.contiguous()
     N, C, H, W = input.shape
     CO, _, KH, KW = weight.shape
     HO = (H + 2 * padding - KH) // stride + 1
@@ -113,8 +107,12 @@ def conv2d_w8a8(input, weight, bias=None, stride=1, padding=0):
     sw = torch.empty(CO, dtype=torch.float32, device=dev)
     _quant_rows_kernel[(CO,)](weight, qw, sw, C * KH * KW, BLOCK=256)
     out = torch.empty((N, CO, HO, WO), dtype=torch.float32, device=dev)
-    BM, BN, BK = 64, 32, 32
-    grid = (triton.cdiv(N * HO * WO, BM), triton.cdiv(CO, BN))
-    _conv_int8_kernel[grid](qx, qw, sx, sw, bias if bias is not None else sw, out, N, C, H, W, CO, HO, WO, KH, KW,
-                            stride, padding, HAS_BIAS=bias is not None, BM=BM, BN=BN, BK=BK)
+    M = N * HO * WO
+    BM, warps = (128, 8) if M * CO >= 1 << 21 else (64, 4)
+    BN = min(128, max(32, triton.next_power_of_2(CO)))
+    BK = 64 if C * KH * KW >= 64 else 32
+    grid = (triton.cdiv(M, BM), triton.cdiv(CO, BN))
+    _conv_int8_kernel[grid](qx, qw, sx, sw, bias.contiguous() if bias is not None else sw, out, N, C, H, W, CO,
+                            HO, WO, KH, KW, stride, padding, HAS_BIAS=bias is not None, BM=BM, BN=BN, BK=BK,
+                            num_warps=warps, num_stages=3)
     return out

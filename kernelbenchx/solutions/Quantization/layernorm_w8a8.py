@@ -15,8 +15,7 @@ def _rne(x):
 
 
 @triton.jit
-def _normalized(x_ptr, w_ptr, b_ptr, cols, D, mean, rstd, HAS_W: tl.constexpr, HAS_B: tl.constexpr):
-    y = (tl.load(x_ptr + cols, mask=cols < D, other=0.0) - mean) * rstd
+def _affine(y, w_ptr, b_ptr, cols, D, HAS_W: tl.constexpr, HAS_B: tl.constexpr):
     if HAS_W:
         y = y * tl.load(w_ptr + cols, mask=cols < D, other=0.0)
     if HAS_B:
@@ -25,48 +24,67 @@ def _normalized(x_ptr, w_ptr, b_ptr, cols, D, mean, rstd, HAS_W: tl.constexpr, H
 
 
 @triton.jit
-def _layernorm_w8a8_kernel(x_ptr, w_ptr, b_ptr, out_ptr, D, eps,
-                           HAS_W: tl.constexpr, HAS_B: tl.constexpr, BLOCK: tl.constexpr):
+def _layernorm_w8a8_row_kernel(x_ptr, w_ptr, b_ptr, out_ptr, D, eps,
+                               HAS_W: tl.constexpr, HAS_B: tl.constexpr, BLOCK: tl.constexpr):
+    """A whole row (D <= BLOCK) in registers: one read of x, one write of out."""
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * D + cols, mask=cols < D, other=0.0)
+    mean = tl.sum(x, axis=0) / D
+    d = tl.where(cols < D, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / D + eps)
+    y = _affine(d * rstd, w_ptr, b_ptr, cols, D, HAS_W, HAS_B)
+    scale = tl.max(tl.abs(y), axis=0) / 127.0
+    safe = tl.where(scale > 0.0, scale, 1.0)
+    q = tl.minimum(tl.maximum(_rne(y / safe), -127.0), 127.0)
+    tl.store(out_ptr + row * D + cols, q * scale, mask=cols < D)
+
+
+@triton.jit
+def _layernorm_w8a8_loop_kernel(x_ptr, w_ptr, b_ptr, out_ptr, D, eps,
+                                HAS_W: tl.constexpr, HAS_B: tl.constexpr, BLOCK: tl.constexpr):
+    """Rows longer than a register block: mean, variance (two-pass, stable for offset data), max|y|, output."""
     row = tl.program_id(0).to(tl.int64)
     x_ptr += row * D
     out_ptr += row * D
     offs = tl.arange(0, BLOCK)
     total = tl.zeros((BLOCK,), dtype=tl.float32)
-    c0 = 0
-    while c0 < D:  # while, not range(): the interpreter (numpy >= 2.4) cannot range() to a runtime bound
+    for c0 in range(0, D, BLOCK):
         total += tl.load(x_ptr + c0 + offs, mask=c0 + offs < D, other=0.0)
-        c0 += BLOCK
     mean = tl.sum(total, axis=0) / D
     sq = tl.zeros((BLOCK,), dtype=tl.float32)
-    c0 = 0
-    while c0 < D:  # two passes: the variance of (x - mean), stable for offset data
+    for c0 in range(0, D, BLOCK):
         d = tl.where(c0 + offs < D, tl.load(x_ptr + c0 + offs, mask=c0 + offs < D, other=0.0) - mean, 0.0)
         sq += d * d
-        c0 += BLOCK
     rstd = 1.0 / tl.sqrt(tl.sum(sq, axis=0) / D + eps)
     amax = tl.zeros((BLOCK,), dtype=tl.float32)
-    c0 = 0
-    while c0 < D:
-        amax = tl.maximum(amax, tl.abs(_normalized(x_ptr, w_ptr, b_ptr, c0 + offs, D, mean, rstd, HAS_W, HAS_B)))
-        c0 += BLOCK
+    for c0 in range(0, D, BLOCK):
+        x = tl.load(x_ptr + c0 + offs, mask=c0 + offs < D, other=0.0)
+        amax = tl.maximum(amax, tl.abs(_affine((x - mean) * rstd, w_ptr, b_ptr, c0 + offs, D, HAS_W, HAS_B)))
     scale = tl.max(amax, axis=0) / 127.0
     safe = tl.where(scale > 0.0, scale, 1.0)
-    c0 = 0
-    while c0 < D:
-        y = _normalized(x_ptr, w_ptr, b_ptr, c0 + offs, D, mean, rstd, HAS_W, HAS_B)
+    for c0 in range(0, D, BLOCK):
+        x = tl.load(x_ptr + c0 + offs, mask=c0 + offs < D, other=0.0)
+        y = _affine((x - mean) * rstd, w_ptr, b_ptr, c0 + offs, D, HAS_W, HAS_B)
         q = tl.minimum(tl.maximum(_rne(y / safe), -127.0), 127.0)
         tl.store(out_ptr + c0 + offs, q * scale, mask=c0 + offs < D)
-        c0 += BLOCK
 
 
 def layernorm_w8a8(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     D = math.prod(shape)
-    rows = input.numel() // D if D else 0
-    out = torch.empty_like(input)
+    x = input.contiguous()  # rows of D contiguous values
+    w = weight.contiguous() if weight is not None else x
+    b = bias.contiguous() if bias is not None else x
+    rows = x.numel() // D if D else 0
+    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
     if rows:
-        BLOCK = min(1024, max(16, triton.next_power_of_2(D)))
-        _layernorm_w8a8_kernel[(rows,)](input, weight if weight is not None else input,
-                                        bias if bias is not None else input, out, D, eps,
-                                        HAS_W=weight is not None, HAS_B=bias is not None, BLOCK=BLOCK)
+        block = triton.next_power_of_2(D)
+        if block <= 8192:
+            _layernorm_w8a8_row_kernel[(rows,)](x, w, b, out, D, eps, HAS_W=weight is not None,
+                                                HAS_B=bias is not None, BLOCK=max(16, block),
+                                                num_warps=min(16, max(1, block // 256)))
+        else:
+            _layernorm_w8a8_loop_kernel[(rows,)](x, w, b, out, D, eps, HAS_W=weight is not None,
+                                                 HAS_B=bias is not None, BLOCK=2048, num_warps=8)
     return out

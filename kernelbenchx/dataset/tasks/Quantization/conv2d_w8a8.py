@@ -12,6 +12,8 @@ from kernelbenchx.dataset.task import Call, Task, sample
 # elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
 TOLERANCE = Tolerance(rtol=0.0, atol=0.25, scale="rms")
 LIMITS = Limits(rel_rmse=0.047, cosine=0.99946, rel_l1=0.048)
+# Upstream judged against the float op with these absolute thresholds (dataset/quantized.py: upstream_judging).
+UPSTREAM_THRESHOLDS = "cosine ≥ 0.95, relative L1 ≤ 0.05, RMSE ≤ 0.1"
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None,
@@ -53,12 +55,11 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    shapes = (((1, 3, 224, 224), (64, 3, 7, 7), 2, 3), ((2, 64, 56, 56), (128, 64, 3, 3), 1, 1),
-              ((4, 128, 28, 28), (256, 128, 3, 3), 1, 1), ((32, 256, 56, 56), (256, 256, 3, 3), 1, 1))
-    for xs, ws, stride, padding in shapes:
+    # Upstream's rows: no bias, stride 1, padding 1 (recovered from the FLOP counts of its golden results).
+    for xs, ws in (((1, 3, 224, 224), (64, 3, 7, 7)), ((2, 64, 56, 56), (128, 64, 3, 3)),
+                   ((4, 128, 28, 28), (256, 128, 3, 3))):
         yield (f"n{xs[0]}_c{xs[1]}_{xs[2]}x{xs[3]}_k{ws[2]}_co{ws[0]}",
-               Call(sample(xs, gen).clamp(-10, 10), sample(ws, gen).clamp(-10, 10), sample(ws[:1], gen), stride,
-                    padding))
+               Call(sample(xs, gen).clamp(-10, 10), sample(ws, gen).clamp(-10, 10), None, 1, 1))
 
 
 def flops(call, out):
@@ -98,4 +99,5 @@ TASK = Task(
     flops=flops,
     unit="int8",
     check=check,
+    deviations=quantized.upstream_judging(UPSTREAM_THRESHOLDS),
 )

@@ -12,6 +12,9 @@ from kernelbenchx.dataset.task import Call, Task, sample
 # elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
 TOLERANCE = Tolerance(rtol=0.0, atol=1.0, scale="rms")
 LIMITS = Limits(rel_rmse=0.66, cosine=0.8999, rel_l1=0.64)
+# Upstream judged against the float op with these absolute thresholds (dataset/quantized.py: upstream_judging).
+UPSTREAM_THRESHOLDS = "cosine ≥ 0.90, relative L1 ≤ 0.10, RMSE ≤ 0.15"
+UNMET = ("per-channel int4 weights give relative L1 0.11-0.28 and RMSE 1.3-6.6 on upstream's random cases")
 HALF = torch.float16
 
 
@@ -92,4 +95,5 @@ TASK = Task(
     flops=flops,
     unit="fp16",
     check=check,
+    deviations=quantized.upstream_judging(UPSTREAM_THRESHOLDS, UNMET),
 )

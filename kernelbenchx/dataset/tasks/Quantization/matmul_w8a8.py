@@ -11,6 +11,10 @@ from kernelbenchx.dataset.task import Call, Task, sample
 # elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
 TOLERANCE = Tolerance(rtol=0.0, atol=0.1, scale="rms")
 LIMITS = Limits(rel_rmse=0.048, cosine=0.99944, rel_l1=0.048)
+# Upstream judged against the float op with these absolute thresholds (dataset/quantized.py: upstream_judging).
+UPSTREAM_THRESHOLDS = "cosine ≥ 0.95, relative L1 ≤ 0.05, RMSE ≤ 0.1"
+UNMET = ("per-row/per-column int8 rounding gives RMSE 0.16 (standard) to 0.56 (outlier) on upstream's random "
+         "cases, since outputs grow like √K")
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -48,7 +52,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    for m, k, n in ((128, 256, 512), (1024, 2048, 4096), (4096, 4096, 4096)):
+    for m, k, n in ((128, 256, 512), (256, 512, 1024), (512, 1024, 2048), (1024, 2048, 4096)):  # upstream's rows
         yield f"m{m}_k{k}_n{n}", Call(sample((m, k), gen).clamp(-10, 10), sample((k, n), gen).clamp(-10, 10))
 
 
@@ -80,4 +84,5 @@ TASK = Task(
     flops=lambda call, out: 2.0 * call.args[0].shape[0] * call.args[0].shape[1] * call.args[1].shape[1],
     unit="int8",
     check=check,
+    deviations=quantized.upstream_judging(UPSTREAM_THRESHOLDS, UNMET),
 )
