@@ -15,7 +15,7 @@ _EXPORTS = {
     "evaluate_submission": ("kernelbenchx.evaluator.parent.run", "evaluate_submission"),
     "evaluate_batch": ("kernelbenchx.evaluator.parent.batch", "evaluate_batch"),
     "Evaluator": ("kernelbenchx.evaluator.parent.batch", "Evaluator"),
-    "RunConfig": ("kernelbenchx.evaluator.parent.run", "RunConfig"),
+    "RunConfig": ("kernelbenchx.evaluator.parent.context", "RunConfig"),
     "Result": ("kernelbenchx.evaluator.result", "Result"),
     "Verdict": ("kernelbenchx.evaluator.reasons", "Verdict"),
     "Reason": ("kernelbenchx.evaluator.reasons", "Reason"),

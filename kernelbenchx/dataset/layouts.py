@@ -7,8 +7,8 @@ a layout chosen by the run's secret seed. Except for ``expanded``, a relaid tens
 of the original (so value constraints such as unique indices or SPD matrices still hold); the memory it does
 not cover is filled with a poison value (NaN, or an out-of-range integer) that a kernel reading through the
 wrong strides picks up. ``expanded`` repeats one slice along a dimension (stride 0) and applies to
-non-mutated floating inputs only. Views survive the trip to the candidate: ``transfer`` moves a tensor's whole
-storage to the device and rebuilds the same view there.
+non-mutated floating inputs only. Views survive the trip to the candidate: ``views.transfer`` moves a tensor's
+whole storage to the device and rebuilds the same view there.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import torch
 
 from kernelbenchx.dataset.contract import LAYOUT_KINDS
 from kernelbenchx.dataset.task import Call, iter_tensors
+from kernelbenchx.dataset.views import copy_view, transfer  # noqa: F401  (re-exported)
 
 MAX_BASE_ELEMENTS = 1 << 16  # stage-1 layout cases stay small: the CPU interpreter runs them too
 
@@ -151,28 +152,6 @@ def stage2_layout_case(cases: list[tuple[str, Call]], kinds: tuple[str, ...], ke
             if relaid is not None:
                 return [(f"{name}@{kind}", relaid)]
     return []
-
-
-def transfer(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
-    """`t` on `device` with the same sizes, strides and storage offset (Tensor.to would make it contiguous)."""
-    device = torch.device(device)
-    if t.device == device or (device.index is None and t.device.type == device.type):
-        return t
-    storage = t.untyped_storage()
-    if t.is_contiguous() and t.storage_offset() == 0 and storage.nbytes() == t.numel() * t.element_size():
-        return t.to(device)
-    whole = torch.empty(0, dtype=t.dtype, device=t.device)
-    whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
-    return whole.to(device).as_strided(t.size(), t.stride(), t.storage_offset())
-
-
-def copy_view(t: torch.Tensor) -> torch.Tensor:
-    """A copy of `t` with the same sizes, strides and storage offset (Tensor.clone makes non-dense views
-    contiguous): the candidate must receive the layout the case was built with."""
-    storage = t.untyped_storage()
-    whole = torch.empty(0, dtype=t.dtype, device=t.device)
-    whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
-    return whole.clone().as_strided(t.size(), t.stride(), t.storage_offset())
 
 
 def describe_layout(t: torch.Tensor) -> str:

@@ -182,7 +182,7 @@ def killed_by(task_id: str, source: str) -> str | None:
     """The first case the mutant fails (None when it passes every case). Runs in the forked child."""
     os.environ["TRITON_INTERPRET"] = "1"
     from kernelbenchx.dataset.cases import build_cases, run_reference
-    from kernelbenchx.dataset.layouts import copy_view
+    from kernelbenchx.dataset.views import copy_view
     from kernelbenchx.dataset.registry import get_task
 
     task = get_task(task_id)

@@ -19,7 +19,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from kernelbenchx.dataset.cases import build_cases, run_reference, same_value
-from kernelbenchx.dataset.layouts import copy_view
+from kernelbenchx.dataset.views import copy_view
 from kernelbenchx.dataset.task import Call, Task, iter_tensors, map_tensors
 
 def degenerate_answers(call: Call, expected: Any) -> dict[str, Any]:

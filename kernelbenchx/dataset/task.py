@@ -15,6 +15,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract
 from kernelbenchx.dataset.deviation import Deviation, faithful
+from kernelbenchx.dataset.views import transfer
 
 MODES = ("standard", "outlier")
 CaseList = Iterable[tuple[str, "Call"]]
@@ -41,8 +42,6 @@ class Call:
 
     def to(self, device: str | torch.device) -> "Call":
         """The call on `device`, every tensor keeping its strides and storage offset."""
-        from kernelbenchx.dataset.layouts import transfer
-
         return self.map(lambda t: transfer(t, device))
 
     def clone(self) -> "Call":

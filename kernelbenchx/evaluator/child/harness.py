@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from kernelbenchx.dataset.layouts import transfer
+from kernelbenchx.dataset.views import transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe

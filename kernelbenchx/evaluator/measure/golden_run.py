@@ -17,7 +17,7 @@ from kernelbenchx.evaluator.measure import protocol as timing
 from kernelbenchx.evaluator.measure.golden import golden_path
 from kernelbenchx.evaluator.measure.perf_stage import perf_case_count
 from kernelbenchx.evaluator.parent.references import TrustedServer
-from kernelbenchx.evaluator.parent.run import derive_seed
+from kernelbenchx.evaluator.parent.context import derive_seed
 
 
 def measure_golden(target: str, out: Path | None, baselines: tuple[str, ...], task_ids: list[str] | None,

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 from kernelbenchx.evaluator.parent.candidate import evaluate_candidate
 from kernelbenchx.evaluator.parent.references import ExpectedOutputs
-from kernelbenchx.evaluator.parent.run import Run, RunConfig
+from kernelbenchx.evaluator.parent.context import Run, RunConfig
 from kernelbenchx.evaluator.parent.submission import parse_line
 from kernelbenchx.evaluator.result import Result
 

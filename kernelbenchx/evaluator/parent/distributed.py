@@ -44,7 +44,7 @@ def make_actor_class(ray: Any) -> Any:
         """The evaluator of one node."""
 
         def __init__(self, config: dict, seed: int, run_id: str, seed_fixed: bool) -> None:
-            from kernelbenchx.evaluator.parent.run import Run, RunConfig
+            from kernelbenchx.evaluator.parent.context import Run, RunConfig
 
             self.run = Run(RunConfig(**config), seed, run_id, seed_fixed)
 

@@ -1,0 +1,170 @@
+"""What one run's candidates share: its configuration (RunConfig) and its state (Run: the seed, the isolation
+plan, the trusted servers, GPU guards and lanes, reserved cores, the pool of started candidate processes)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ContextManager
+
+import torch
+
+from kernelbenchx.errors import DeviceError, IsolationError, UsageError
+from kernelbenchx.evaluator import isolation, process
+from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
+from kernelbenchx.evaluator.measure.protocol import Protocol
+from kernelbenchx.evaluator.parent import gpu_guard
+from kernelbenchx.evaluator.parent.candidate import new_process
+from kernelbenchx.evaluator.parent.pool import ProcessPool
+from kernelbenchx.evaluator.parent.references import ExpectedOutputs, TrustedServer
+from kernelbenchx.evaluator.parent.submission import Candidate
+from kernelbenchx.evaluator.parent.summary import TASK_SETS
+from kernelbenchx.evaluator.result import Result
+
+Progress = Callable[[int, int, "Result | None"], None]  # done, total, the result just written (None at start)
+
+
+@dataclass
+class RunConfig:
+    """Everything a run can be told; the defaults are what `kbx eval` does."""
+
+    out_dir: Path | None = None
+    device: str | None = None  # "cpu", "cuda", "cuda:N", or None for cuda when available
+    seed: int | None = None  # None: a fresh secret seed (kept on resume)
+    resume: bool = False
+    overwrite: bool = False
+    workers: int = 0  # 0: automatic (one per core, at most 8)
+    timeout_s: float = 300.0  # a candidate's import and correctness stages
+    perf_timeout_s: float = 90.0  # a candidate's perf stage, counted from when it holds its GPU's lane
+    baselines: tuple[str, ...] = ("eager",)
+    perf: bool = True
+    task_set: str = "paper"  # paper | all | faithful | submitted
+    isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
+    require_isolation: bool = False  # refuse to run unless every isolation layer is available
+    static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
+    ray: str | None = None  # spread candidates over a Ray cluster: "auto", an address, or "local"
+    progress: Progress | None = None
+    protocol: Protocol = field(default_factory=Protocol)
+
+    def resolved_device(self) -> str:
+        device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
+        if device != "cpu" and not (device == "cuda" or device.startswith("cuda:")):
+            raise DeviceError(f"unknown device {device!r}", hint="use cpu or cuda (or cuda:N)")
+        if device.startswith("cuda") and not torch.cuda.is_available():
+            raise DeviceError(f"--device {device}, but no CUDA device is visible here",
+                              hint="run with --device cpu (the Triton interpreter, no timing) or on a GPU machine")
+        return device
+
+    def resolved_workers(self) -> int:
+        if self.workers < 0:
+            raise UsageError(f"--workers must be 0 (automatic) or positive, got {self.workers}")
+        return self.workers or max(1, min(8, os.cpu_count() or 2))
+
+    def check(self) -> None:
+        if self.task_set not in TASK_SETS:
+            raise UsageError(f"unknown task set {self.task_set!r}", hint=f"use one of {', '.join(TASK_SETS)}")
+        names = set(self.baselines)
+        if not names <= {"eager", "compile", "solution"} or "eager" not in names:
+            raise UsageError(f"baselines must include eager and may add compile and solution, got "
+                             f"{','.join(self.baselines)}")
+        if self.timeout_s <= 0 or self.perf_timeout_s <= 0:
+            raise UsageError("timeouts must be positive")
+        self.resolved_workers()
+
+
+@dataclass(frozen=True)
+class CpuPlan:
+    """Cores the timing needs kept quiet: on hosts with enough cores, each GPU's lane and the candidate it
+    times run on reserved cores, and every other candidate process on the rest (no process start or check
+    competes with a timing loop for its core)."""
+
+    work: tuple[int, ...] = ()
+    timing: tuple[tuple[int, ...], ...] = ()  # per GPU
+
+    @classmethod
+    def for_host(cls, gpus: int) -> "CpuPlan":
+        try:
+            cores = sorted(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            return cls()
+        if not gpus or len(cores) < 4 * gpus + 4:
+            return cls()
+        reserved = cores[-2 * gpus:]
+        return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
+
+
+def derive_seed(*parts: Any) -> int:
+    digest = hashlib.sha256("/".join(str(p) for p in parts).encode()).digest()
+    return int.from_bytes(digest[:7], "little")
+
+
+class Run:
+    """The state candidates share: the seed, the isolation plan, trusted servers, GPU guards and lanes."""
+
+    def __init__(self, config: RunConfig, seed: int, run_id: str, seed_fixed: bool) -> None:
+        self.config, self.seed, self.run_id, self.seed_fixed = config, seed, run_id, seed_fixed
+        self.device = config.resolved_device()
+        self.on_cpu = not self.device.startswith("cuda")
+        self.plan = isolation.probe(config.isolation)
+        if config.require_isolation and self.plan.missing:
+            raise IsolationError("--require-isolation: " + "; ".join(f"{k}: {v}" for k, v in self.plan.missing.items()))
+        self.nondumpable = config.isolation and isolation.make_nondumpable()
+        gpus = 0 if self.on_cpu else torch.cuda.device_count()
+        pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
+        self.cpus = CpuPlan.for_host(gpus)
+        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
+                      for k in range(pool)]
+        self.outputs = ExpectedOutputs(references, self.device)
+        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
+        self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
+        detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
+        self.target = os.environ.get("KBX_TARGET") or detected
+        self.peaks = roofline.PEAKS.get(detected or "")
+        keys: list[int | None] = list(range(gpus)) or [None]
+        self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)))
+        self.pool.warm(keys)
+
+    # -- what candidates use ------------------------------------------------------------------------------
+    def expected(self, task_id: str) -> Any:
+        slot = derive_seed(task_id) % len(self.outputs.servers)
+        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot,
+                                lambda gpu: gpu_guard.shared(self.guards, gpu))
+
+    def candidate_process(self, gpu: int | None) -> ContextManager[process.Child]:
+        """A started candidate process for `gpu` (from the pool), closed after its one candidate."""
+        return self.pool.take(gpu, self.config.timeout_s)
+
+    def gpu_for(self, candidate: Candidate) -> int | None:
+        """Candidates are spread over GPUs by key; the candidate process and its timing lane share the GPU."""
+        return derive_seed(candidate.key) % len(self.lanes) if self.lanes else None
+
+    def shared(self, gpu: int | None) -> Callable[[], ContextManager]:
+        return lambda: gpu_guard.shared(self.guards, gpu)
+
+    def exclusive(self, gpu: int | None) -> ContextManager:
+        return self.guards[gpu].exclusive()
+
+    def lane(self, gpu: int) -> perf_stage.Lane:
+        server = self.lanes[gpu]
+        return perf_stage.Lane(lambda req, timeout: server.call(req, timeout=timeout),
+                               lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
+                               self.target, self.config.baselines, self.config.perf_timeout_s,
+                               self.cpus.timing[gpu] if self.cpus.timing else ())
+
+    def gpu_identity(self, gpu: int | None) -> dict | None:
+        return None if gpu is None else environment.gpu_identity(gpu)
+
+    def environment(self, applied: list[str] | None) -> dict:
+        """The fingerprint of a record; `applied` are the layers the candidate process applied to itself."""
+        outside = [layer for layer in self.plan.layers() if layer in ("namespaces", "uid")]
+        outside += ["nondumpable"] if self.nondumpable else []
+        isolation_ = {**self.plan.describe(), "applied": outside + list(applied or [])}
+        return {**environment.fingerprint(self.device), "seed": self.seed, "seed_fixed": self.seed_fixed,
+                "run_id": self.run_id, "isolation": isolation_}
+
+    def close(self) -> None:
+        self.pool.close()
+        for server in self.outputs.servers + self.lanes:
+            server.close()
