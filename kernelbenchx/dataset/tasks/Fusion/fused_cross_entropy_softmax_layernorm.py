@@ -4,7 +4,9 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, input_flops, randbool, randint, sample, uniform
+from kernelbenchx.dataset.tasks.Fusion import _stat_bounds as sb
 
 
 def reference(logits: torch.Tensor, targets: torch.Tensor, normalized_shape, weight=None, ignore_index: int = -100,
@@ -15,6 +17,25 @@ def reference(logits: torch.Tensor, targets: torch.Tensor, normalized_shape, wei
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     return loss, F.layer_norm(probabilities, tuple(normalized_shape), eps=eps)
+
+
+def bind(logits, targets, normalized_shape, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0,
+         eps=1e-5):
+    return logits, targets, normalized_shape, weight, ignore_index, reduction, label_smoothing, eps
+
+
+def error_bound(call: Call):
+    """(loss, output): the cross-entropy bound over dim 1, and the layer-norm bound of the softmax over the last
+    dim, whose probabilities carry the relative error of their log-sum-exp (p·δlp) plus their exp's."""
+    logits, targets, shape, weight, ignore_index, reduction, smoothing, eps = bind(*call.args, **call.kwargs)
+    lp, dlp = sb.log_softmax_err(logits, 1)
+    loss = sb.cross_entropy_bound(lp, dlp, targets, weight, ignore_index, reduction, smoothing)
+    lq, dlq = sb.log_softmax_err(logits, -1)
+    p = lq.exp()
+    dp = p * (dlq + sb.K_FN * sb.E32)
+    k = 1 if isinstance(shape, int) else len(shape)
+    dims = tuple(range(logits.dim() - k, logits.dim()))
+    return loss, sb.normalized_bound(p, dp, dims, eps)
 
 
 def labels(shape, c, gen, ignored=0.0):
@@ -45,8 +66,8 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    yield "n4096_c1024", Call(sample((4096, 1024), gen), labels((4096,), 1024, gen), 1024)
-    yield "n131072_c1024", Call(sample((131072, 1024), gen), labels((131072,), 1024, gen), 1024)
+    for n in (4096, 65536, 524288):
+        yield f"n{n}_c1024", Call(sample((n, 1024), gen), labels((n,), 1024, gen), 1024)
     yield "n32768_c4096_smoothing", Call(sample((32768, 4096), gen), labels((32768,), 4096, gen), 4096,
                                          label_smoothing=0.1)
 
@@ -77,7 +98,22 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="logits float32; targets int64 class indices or float32 probabilities; weight float32 "
                              "(C,) or None; loss and output float32",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5),
-                      notes="Use the max-subtracted (stable) softmax; summation order is free."),
+                      tolerance=Tolerance(rtol=1e-5, atol=1.0, scale="bound"),
+                      bound="for loss, " + sb.LOSS_TEXT + "; for output, " + sb.NORM_TEXT + ", with m the "
+                            "softmax probabilities p and δm = p·(δlp + 4ε)",
+                      notes="Use the max-subtracted (stable) softmax; summation order is free (split or atomic "
+                            "reductions are fine)."),
+    error_bound=error_bound,
     flops=input_flops(14),
+    choices={"reduction": ("none", "mean", "sum")},
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "error bounds propagated through the "
+                  "log-sum-exp and the reduction (loss) and through the softmax and layer norm (output), with "
+                  "rtol 1e-5", "a fixed atol ignores the class count, the reduction size and how sharply the "
+                  "layer norm of near-uniform probabilities amplifies their rounding; the bounds follow them"),
+        Deviation(Kind.PERF, "12 sizes, (N, 1024) logits with class targets, N = 256 … 524288",
+                  "N = 4096, 65536 and 524288, plus (32768, 4096) with label smoothing",
+                  "three of upstream's sizes, its largest included, plus a wider class dim with smoothing, which "
+                  "upstream never times"),
+    ),
 )
