@@ -1,19 +1,38 @@
 #!/usr/bin/env bash
-# One device call: environment, hardware probe, every kept solution through `kbx eval` on the GPU, and the
-# adversarial suite with its GPU-only cases. Writes logs and results under $OUT (or ./gpu-out).
+# One device call: the environment, what isolation the GPU host offers, a few reference solutions through
+# `kbx eval` with perf, and the adversarial suite's GPU-relevant cases. Logs and results land under $OUT.
+#   (on the device) bash benchmarks/gpu_smoke.sh      — wheels for missing packages in .whl/ are installed first
 set -uo pipefail
-OUT=${OUT:-gpu-out}
-mkdir -p "$OUT"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu.txt"
-python3 -c "import torch, triton; print(torch.__version__, torch.version.cuda, triton.__version__)" | tee -a "$OUT/gpu.txt"
-timeout 120 python3 -m kernelbenchx hw probe --json > "$OUT/probe.json" 2> "$OUT/probe.err"; cat "$OUT/probe.json"
+OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site:$PWD
+else
+  export PYTHONPATH=$PWD
+fi
+export PYTHONUNBUFFERED=1
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+  python3 -c "import sys, torch, triton, numpy; print(sys.version.split()[0], torch.__version__, torch.version.cuda, triton.__version__, numpy.__version__)"
+  whoami; nproc; unshare --version | head -1
+  python3 -c "import ctypes.util; print('libseccomp:', ctypes.util.find_library('seccomp'))"
+  python3 -c "from kernelbenchx.evaluator.isolation import probe; import json; print(json.dumps(probe().describe()))"
+} 2>&1 | tee "$OUT/env.txt"
 python3 - <<'PY'
-import json, pathlib
-lines = [json.dumps({"task_id": f"{p.parent.name}/{p.stem}", "code": p.read_text()})
-         for p in sorted(pathlib.Path("kernelbenchx/solutions").glob("*/*.py"))]
-pathlib.Path("/tmp/solutions.jsonl").write_text("\n".join(lines) + "\n")
-print(len(lines), "solutions")
+import json, pathlib, os
+ids = os.environ.get("SMOKE_TASKS", "Activation/gelu,Reduce/sum,MatrixMultiply/matmul,Random/rand,Math/softmax,LinearAlgebra/qr").split(",")
+lines = [json.dumps({"task_id": t, "code": pathlib.Path(f"kernelbenchx/solutions/{t}.py").read_text()}) for t in ids
+         if pathlib.Path(f"kernelbenchx/solutions/{t}.py").exists()]
+pathlib.Path("/tmp/smoke.jsonl").write_text("\n".join(lines) + "\n")
 PY
-time timeout ${SOLUTIONS_S:-300} python3 -m kernelbenchx eval /tmp/solutions.jsonl --out "$OUT/solutions" --task-set submitted 2> "$OUT/solutions.err" | tail -25
-time timeout ${ADVERSARIAL_S:-240} python3 -m tests.adversarial.suite "$OUT/adversarial" > "$OUT/adversarial.txt" 2>&1; tail -50 "$OUT/adversarial.txt"
+time timeout "${SOLUTIONS_S:-240}" python3 -m kernelbenchx eval /tmp/smoke.jsonl --out "$OUT/solutions" --task-set submitted --overwrite 2> "$OUT/solutions.err" | tail -12
+python3 - "$OUT/solutions" <<'PY'
+import sys
+from kernelbenchx.evaluator.parent.rundir import read_results
+for r in sorted(read_results(sys.argv[1]), key=lambda r: r.task_id):
+    perf = r.stages.get("perf", {})
+    cases = [(c["candidate"]["method"], round(c["speedup"].get("eager", 0), 2)) for c in perf.get("cases", [])]
+    print(r.task_id, r.verdict.value, r.reason.value, r.message[:160], r.stages["compile"].get("isolation"), cases)
+PY
+KBX_GPU_FOCUS=1 timeout "${ADVERSARIAL_S:-240}" python3 -m tests.adversarial.suite "$OUT/adversarial" > "$OUT/adversarial.txt" 2>&1
+tail -40 "$OUT/adversarial.txt"

@@ -46,8 +46,9 @@ def load_cases(on_gpu: bool, gpu_focus: bool = False) -> list[Case]:
     (GPU-only cheats and faults, honest controls, and everything exercising the perf stage)."""
     cases = [header(p, on_gpu) for g in GROUPS for p in sorted((HERE / g).glob("*.py"))]
     cases = [c for c in cases if on_gpu or not c.gpu_only]
-    if gpu_focus:
-        cases = [c for c in cases if c.gpu_only or c.path.parent.name == "honest" or c.verdict == "correct"]
+    if gpu_focus:  # GPU-only cases, honest controls, and what the OS layers decide (they differ on a GPU host)
+        cases = [c for c in cases if c.gpu_only or c.path.parent.name == "honest" or c.verdict == "correct"
+                 or not c.static]
     return cases
 
 
