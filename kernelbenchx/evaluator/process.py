@@ -106,8 +106,10 @@ class Child:
             os.chown(self.workdir, self.plan.drop_to, self.plan.drop_to)
         self.stdout = open(self.workdir / "stdout.log", "wb")
         self.stderr = open(self.workdir / "stderr.log", "wb")
-        package_root = str(Path(__file__).resolve().parents[2])
-        env = scrubbed_env(self.workdir, {"PYTHONPATH": package_root, "KBX_LIMITS": json.dumps(asdict(self.limits)),
+        # kbx's own package first, then whatever the parent was given (packages installed by path, not by pip)
+        python_path = ":".join([str(Path(__file__).resolve().parents[2])]
+                               + [p for p in os.environ.get("PYTHONPATH", "").split(":") if p])
+        env = scrubbed_env(self.workdir, {"PYTHONPATH": python_path, "KBX_LIMITS": json.dumps(asdict(self.limits)),
                                           **self.plan.child_env(), **self.extra_env})
         argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
         drop = self.plan.drop_to
