@@ -3,7 +3,9 @@
 import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
+from kernelbenchx.dataset.tasks.Math._sweep import sweep_subset
 
 
 def reference(n: int, input: torch.Tensor) -> torch.Tensor:
@@ -30,6 +32,7 @@ def random_cases(gen, mode):
     yield "digamma", Call(0, positive((65_537,), gen, mode, scale=10.0))
     yield "trigamma", Call(1, positive((129, 257), gen, mode))
     yield "n2", Call(2, positive((4, 31, 127), gen, mode, scale=3.0))
+    yield "n3", Call(3, positive((7, 1001), gen, mode, scale=30.0))
     yield "n4", Call(4, positive((20_011,), gen, mode))
 
 
@@ -66,4 +69,16 @@ TASK = Task(
                             "n ≤ 1; (−1)ⁿ⁺¹ n! ζ(n+1, x) for n ≥ 2; powers as exp2(e·log2 a), whose error grows "
                             "with |e·log2 a|) was measured within 3.1e-6 of it on an H100."),
     flops=elementwise_flops(60),
+    choices={"n": (0, 1, 2, 3, 4)},
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "rtol 5e-5, atol 1e-5",
+                  "both sides are float32 special-function evaluations: torch's reference is within 5e-7 of "
+                  "float64, a careful Triton version within 3.1e-6 of the reference (measured on an H100), so "
+                  "1e-5 relative leaves too little room for float32 power and series rounding"),
+        Deviation(Kind.COVERAGE, "n from 1 to 4 on N(0,1)-based inputs", "n from 0 (digamma) to 4; x = 0 (the "
+                  "pole), NaN, negative non-integers, x from 1e-3 to 1e5",
+                  "the catalogue defines the function for every n ≥ 0; the edge values pin the pole's sign"),
+        sweep_subset("1-D inputs of 2^16 and 2^24 elements (n = 1) and 2^27 elements (n = 2)",
+                     extra_reason="values are |N(0,1)| + 1e-3 (positive, so every result is finite)"),
+    ),
 )
