@@ -142,7 +142,7 @@ def test_the_candidate_environment_holds_no_secret(tmp_path):
 
     env = scrubbed_env(tmp_path, {})
     assert not any("KBX" in k for k in env)
-    assert set(env) <= {"PATH", "HOME", "TMPDIR", "TRITON_CACHE_DIR", "LANG", "PYTHONDONTWRITEBYTECODE",
+    assert set(env) <= {"PATH", "HOME", "TMPDIR", "USER", "LOGNAME", "TRITON_CACHE_DIR", "LANG", "PYTHONDONTWRITEBYTECODE",
                         "OMP_NUM_THREADS", "PYTHONHASHSEED", "CUDA_HOME", "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH",
                         "NVIDIA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
                         "NVSHMEM_DISABLE_NVLS"}

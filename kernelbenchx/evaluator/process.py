@@ -71,6 +71,7 @@ class ChildFailed(Exception):
 def scrubbed_env(workdir: Path, extra: dict[str, str]) -> dict[str, str]:
     """Only what Python, torch and triton need; nothing of the parent's (no seeds, no paths to data)."""
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(workdir), "TMPDIR": str(workdir),
+           "USER": "kbx", "LOGNAME": "kbx",  # getpass.getuser() without a passwd lookup (the uid may have none)
            "TRITON_CACHE_DIR": str(workdir / ".triton"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
            "OMP_NUM_THREADS": "1", "PYTHONHASHSEED": "0"}
     for key in ("CUDA_HOME", "LD_LIBRARY_PATH", "TRITON_PTXAS_PATH", "NVIDIA_VISIBLE_DEVICES",

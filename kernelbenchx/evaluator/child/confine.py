@@ -5,7 +5,9 @@ Landlock: read (and list) the Python installation, the site-packages kbx needs, 
 the system's libraries; read-write only the private working directory; the GPU device nodes (with ioctl);
 this process's own /proc entry and a few global /proc and /sys files that torch and the CUDA driver read.
 Everything else — the run directory, the submission, other processes, the user's home — is unreachable.
-On the GPU path, Triton runs ptxas: execution is allowed for its directory only.
+On the GPU path, Triton compiles each kernel with its bundled ptxas and a C launcher per kernel signature
+with the host's C compiler: execution is allowed for those programs' directories only (they inherit every
+restriction).
 
 seccomp: fails (EPERM) ptrace, process_vm_*, signals to other processes, namespace and mount changes, bpf,
 perf_event_open, io_uring, keyrings, module and kexec calls, open_by_handle_at, sockets (no network, no UNIX
@@ -97,7 +99,8 @@ def apply_landlock(workdir: Path, exec_dirs: list[str]) -> None:
             rights = device_rights | (FSAccess.READ_DIR if os.path.isdir(path) else 0)
             ruleset.allow(path, rules=rights)
     for path in exec_dirs:
-        ruleset.allow(path, rules=read_dir | FSAccess.EXECUTE)
+        rights = (read_dir if os.path.isdir(path) else FSAccess.READ_FILE) | FSAccess.EXECUTE
+        ruleset.allow(path, rules=rights)
     try:
         ruleset.apply()
     except OSError as exc:

@@ -49,6 +49,7 @@ class Harness:
             # The CUDA context (and the driver's helper threads) exist before candidate code runs.
             torch.zeros(1, device=self.device)
             torch.cuda.synchronize()
+            warm_triton_driver()
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
         path = Path.cwd() / "candidate.py"
@@ -183,16 +184,36 @@ class Harness:
                 "kbx.observe.OpRecorder": observe.OpRecorder.__torch_dispatch__}
 
 
+TOOLCHAIN = ("gcc", "cc", "clang", "as", "ld", "ld.bfd", "ld.gold", "ldconfig")
+
+
 def exec_dirs() -> list[str]:
-    """Directories the candidate process may execute from: Triton's bundled ptxas on the GPU path."""
+    """What the candidate process may execute, on the GPU path only: Triton compiles every kernel with its
+    bundled ptxas and a C launcher per kernel signature with the host's C compiler (and finds libcuda with
+    ldconfig). Executed programs inherit the process's Landlock and seccomp restrictions."""
     if not torch.cuda.is_available():
         return []
+    import shutil
+
     import triton
 
-    dirs = [str(Path(triton.__file__).resolve().parent / "backends" / "nvidia" / "bin")]
+    paths = {str(Path(triton.__file__).resolve().parent / "backends" / "nvidia" / "bin"), "/usr/lib/gcc",
+             "/usr/libexec/gcc", "/sbin/ldconfig"}
     if os.environ.get("TRITON_PTXAS_PATH"):
-        dirs.append(str(Path(os.environ["TRITON_PTXAS_PATH"]).resolve().parent))
-    return [d for d in dirs if os.path.isdir(d)]
+        paths.add(str(Path(os.environ["TRITON_PTXAS_PATH"]).resolve().parent))
+    for tool in TOOLCHAIN:
+        found = shutil.which(tool)
+        if found:
+            paths |= {os.path.dirname(found), os.path.dirname(os.path.realpath(found))}
+    return sorted(p for p in paths if os.path.exists(p))
+
+
+def warm_triton_driver() -> None:
+    """Initialise Triton's CUDA driver before confinement (it runs ldconfig and builds its utilities once)."""
+    import triton
+
+    triton.runtime.driver.active.get_current_device()
+    triton.runtime.driver.active.utils  # noqa: B018  (building the utility module is the point)
 
 
 def to_device(payload: dict, device: str) -> tuple[tuple, dict]:
