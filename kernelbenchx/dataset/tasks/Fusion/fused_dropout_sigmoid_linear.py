@@ -3,9 +3,10 @@
 import torch
 import torch.nn.functional as F
 
-from kernelbenchx.dataset import stochastic
+from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, randint, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, sample
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, p: float = 0.5,
@@ -21,11 +22,7 @@ def check(call, output, expected, contract):
     bias = None if a["bias"] is None else a["bias"].detach().cpu().double()
     logits = F.linear(a["input"].detach().cpu().double(), a["weight"].detach().cpu().double(), bias)
     kept = torch.sigmoid(logits) / (1.0 - a["p"])
-    return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance)
-
-
-def seed(gen):
-    return int(randint((), gen, 0, 2**31))
+    return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance, call=call)
 
 
 def fixed_cases(gen):
@@ -37,15 +34,31 @@ def fixed_cases(gen):
     yield "three_dim_input_inplace", Call(sample((3, 21, 40), gen), sample((33, 40), gen), sample((33,), gen), 0.4,
                                           True, True, seed=3)
     yield "vector_input", Call(sample((50,), gen), sample((300, 50), gen), sample((300,), gen), 0.5, seed=4)
+    yield "eval_inplace", Call(sample((6, 10), gen), sample((7, 10), gen), None, 0.5, False, True)
+    # RNG structure: batch elements × rows × features over many output tiles; sigmoid outputs are positive, so
+    # nearly every drop is observable.
+    yield "rng_structure", Call(sample((8, 64, 32), gen), sample((256, 32), gen) / 4, sample((256,), gen), 0.5,
+                                seed=0x2545F4914F6CDD1D)
+    x, w = sample((2, 16, 16), gen), sample((64, 16), gen) / 4
+    yield from stochastic.family("seed_family", lambda s: Call(x, w, None, 0.5, seed=s), 0x5DEECE66D, gen)
 
 
 def random_cases(gen, mode):
+    seed, flip = stochastic.draw_seed, stochastic.flag
     yield "256x300_to_200_bias", Call(sample((256, 300), gen, mode), sample((200, 300), gen, mode),
                                       sample((200,), gen, mode), 0.5, seed=seed(gen))
     yield "4x33x128_to_96_p_0.1", Call(sample((4, 33, 128), gen, mode), sample((96, 128), gen, mode), None, 0.1,
                                        seed=seed(gen))
     yield "1024x64_to_129_p_0.8", Call(sample((1024, 64), gen, mode), sample((129, 64), gen, mode),
                                        sample((129,), gen, mode), 0.8, seed=seed(gen))
+    yield "drawn_flags", Call(sample((3, 33, 40), gen, mode), sample((47, 40), gen, mode), sample((47,), gen, mode),
+                              stochastic.draw_p(gen), flip(gen), flip(gen), seed=seed(gen))
+    yield "rng_structure", Call(sample((8, 48, 32), gen, mode), sample((320, 32), gen, mode) / 4,
+                                sample((320,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7), True, flip(gen),
+                                seed=seed(gen))
+    if mode == "standard":
+        x, w = sample((2, 16, 16), gen, mode), sample((64, 16), gen, mode) / 4
+        yield from stochastic.family("seed_family", lambda s: Call(x, w, None, 0.5, seed=s), seed(gen), gen)
 
 
 def perf_cases(gen):
@@ -76,10 +89,23 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(seed_kwarg="seed", dtypes="input, weight, bias float32; output float32 (*, out_features)",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"), tf32=True,
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
+                      tf32=True, deterministic=True, precision=precision.TF32_PRECISION,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is sigmoid(input @ weightᵀ + bias)/(1−p) "
-                            "recomputed in float64. Tolerance is RMS-scaled for TF32 products."),
+                            "recomputed in float64. Tolerance is RMS-scaled for TF32 products; the relative RMS "
+                            "bound applies to the distance from the nearer of the dropped and kept values."),
     flops=flops,
     unit="tf32",
     check=check,
+    deviations=(
+        Deviation(Kind.SATISFIABLE, "the mask comes from torch's global generator and the output must equal "
+                  "torch's own dropout bit for bit", "a `seed` argument drives the mask; the output is judged by "
+                  "the law of dropout (kept or dropped values, tests of independent Bernoulli(p) drops, "
+                  "independence across seeds)", "no kernel can reproduce torch's random stream", in_prompt=True),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (on torch's own mask)",
+                  "1e-2·RMS + 1e-2·|ref| elementwise and relative RMS error ≤ 1e-3 against a float64 recomputation",
+                  "TF32 tensor-core products are allowed; the relative RMS bound still rejects bf16 operands"),
+        Deviation(Kind.PERF, "8 sizes 1024×k → 256 for k = 256 … 32768", "k = 256, 4096 and 32768",
+                  "a subset of upstream's sizes from small to the largest"),
+    ),
 )
