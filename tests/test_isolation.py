@@ -147,3 +147,31 @@ def test_the_candidate_environment_holds_no_secret(tmp_path):
                         "NVIDIA_VISIBLE_DEVICES", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
                         "NVSHMEM_DISABLE_NVLS"}
     assert json.dumps(env).count(str(tmp_path)) == 3
+
+
+def test_on_the_gpu_path_only_the_allowed_programs_run(tmp_path):
+    """Triton runs ptxas and the C compiler on the GPU path: allowed directories execute (their ELF loader
+    too), nothing else does."""
+    needs("landlock")
+    import shutil as sh
+
+    allowed = os.path.dirname(sh.which("true"))
+    script = textwrap.dedent(f"""
+        import json, os, subprocess, sys
+        from pathlib import Path
+        os.environ["KBX_CONFINE"] = json.dumps({{"landlock": True, "seccomp": True}})
+        from kernelbenchx.evaluator.child import confine
+        work = Path({str(tmp_path)!r})
+        confine.apply(work, "cuda", [{allowed!r}])
+        seen = {{"allowed": subprocess.run(["true"]).returncode}}
+        try:
+            subprocess.run([{sys.executable!r}, "-c", "pass"])
+            seen["python"] = "ran"
+        except PermissionError:
+            seen["python"] = "refused"
+        print(json.dumps(seen))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["allowed"] == 0 and (seen["python"] == "refused" or sys.executable.startswith(allowed))

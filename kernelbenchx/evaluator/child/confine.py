@@ -98,13 +98,25 @@ def apply_landlock(workdir: Path, exec_dirs: list[str]) -> None:
         if os.path.exists(path):
             rights = device_rights | (FSAccess.READ_DIR if os.path.isdir(path) else 0)
             ruleset.allow(path, rules=rights)
-    for path in exec_dirs:
+    for path in exec_dirs + (elf_interpreters() if exec_dirs else []):
         rights = (read_dir if os.path.isdir(path) else FSAccess.READ_FILE) | FSAccess.EXECUTE
         ruleset.allow(path, rules=rights)
     try:
         ruleset.apply()
     except OSError as exc:
         raise ConfinementFailed(f"landlock: {exc}") from exc
+
+
+def elf_interpreters() -> list[str]:
+    """The dynamic loader(s): executing a program opens its ELF interpreter for execution too."""
+    import glob
+
+    found = set()
+    for pattern in ("/lib*/ld-linux*.so*", "/usr/lib*/ld-linux*.so*", "/lib*/*-linux-gnu/ld-linux*.so*",
+                    "/usr/lib*/*-linux-gnu/ld-linux*.so*", "/lib/ld-musl*.so*"):
+        for path in glob.glob(pattern):
+            found |= {path, os.path.realpath(path)}
+    return sorted(p for p in found if os.path.isfile(p))
 
 
 def apply_seccomp(allow_processes: bool) -> None:
