@@ -7,6 +7,7 @@ import torch
 
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -71,4 +72,19 @@ TASK = Task(
     ),
     flops=flops,
     check=check,
+    deviations=(
+        Deviation(Kind.SEMANTICS, "returns the reconstruction U·diag(S)·Vh only",
+                  "returns (U·diag(S)·Vh, S)",
+                  "the reconstruction equals A up to rounding, so returning a copy of A passes upstream's check; "
+                  "the singular values make the decomposition part of what is judged", in_prompt=True),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "each output within 4·64·√n·ε·(RMS(ref) + |ref|)",
+                  "an SVD's rounding error grows with n; the bound accepts any stable SVD algorithm"),
+        Deviation(Kind.COVERAGE, "2×2, 3×2, 2×3, 1×1 examples and 16×16, 32×16, 16×32 random matrices",
+                  "adds zero and rank-1 matrices and random matrices up to 150×90 and 70×200",
+                  "the reduced SVD's shapes differ for wide and tall inputs; rank deficiency gives zero singular "
+                  "values"),
+        Deviation(Kind.PERF, "5 sizes, n × n for n = 64 … 1024 of U(0, 1)", "n = 64, 256 and 1024 of N(0, 1)",
+                  "a subset spanning small to largest"),
+    ),
 )
