@@ -3,7 +3,9 @@
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -38,7 +40,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    for hw in (32, 256, 512):
+    for hw in (64, 256, 1024):
         yield f"b16_c32_{hw}x{hw}", Call(sample((16, 32, hw, hw), gen), sample((32, 32, 3, 3), gen),
                                          sample((32,), gen), sample((16, 32, hw, hw), gen), padding=1)
 
@@ -64,8 +66,18 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias, other float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
-                      tf32=True),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
+                      tf32=True,
+                      precision=precision.TF32_PRECISION),
     flops=lambda call, out: 2.0 * out.numel() * (call.args[1][0].numel() + 1),
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32)", "|out − ref| ≤ 1e-2·RMS(ref) + "
+                  "1e-2·|ref| and a relative RMS error ≤ 1e-3: TF32 tensor-core products pass, bf16 operands fail",
+                  "1e-5 rejects any convolution that reorders its K-length dot products, let alone TF32, which the "
+                  "GPU baseline's cuDNN may use too; the RMS bound still separates one precision step lower"),
+        Deviation(Kind.PERF, "6 sizes, (16, 32, H, H) with H = 32 … 1024, a 32→32 3×3 kernel and a full-size "
+                  "`other`", "H = 64, 256 and 1024 (padding 1 so `other` matches the output)",
+                  "three of upstream's sizes, small to its largest"),
+    ),
 )

@@ -3,13 +3,16 @@
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.refs import gelu
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
 def reference(input: torch.Tensor, weight: torch.Tensor, bias=None, stride=1, padding=0, dilation=1,
               groups: int = 1, approximate: str = "none") -> torch.Tensor:
-    return F.gelu(F.conv2d(input, weight, bias, stride, padding, dilation, groups), approximate=approximate)
+    return gelu(F.conv2d(input, weight, bias, stride, padding, dilation, groups), approximate=approximate)
 
 
 def fixed_cases(gen):
@@ -33,7 +36,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    for hw in (64, 256, 512):
+    for hw in (64, 512, 1448):
         yield f"b16_c16_{hw}x{hw}", Call(sample((16, 16, hw, hw), gen), sample((32, 16, 3, 3), gen))
 
 
@@ -57,8 +60,18 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
-                      tf32=True),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
+                      tf32=True,
+                      precision=precision.TF32_PRECISION),
     flops=lambda call, out: 2.0 * out.numel() * call.args[1][0].numel() + 8.0 * out.numel(),
     unit="tf32",
+    choices={"approximate": ("none", "tanh")},
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32)", "|out − ref| ≤ 1e-2·RMS(ref) + "
+                  "1e-2·|ref| and a relative RMS error ≤ 1e-3: TF32 tensor-core products pass, bf16 operands fail",
+                  "1e-5 rejects any convolution that reorders its K-length dot products, let alone TF32, which the "
+                  "GPU baseline's cuDNN may use too; the RMS bound still separates one precision step lower"),
+        Deviation(Kind.PERF, "14 sizes, (16, 16, H, H) with H = 16 … 1448 and a 16→32 3×3 kernel, no bias",
+                  "H = 64, 512 and 1448", "three of upstream's sizes, small to its largest"),
+    ),
 )

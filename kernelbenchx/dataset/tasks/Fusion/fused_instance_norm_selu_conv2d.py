@@ -3,7 +3,9 @@
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -27,20 +29,26 @@ def fixed_cases(gen):
     yield "two_pixel_planes", Call(sample((2, 3, 4, 3), gen), sample((4, 3, 3, 3), gen), sample((4,), gen))
 
 
+def flags(gen):
+    """affine and track_running_stats drawn per case: they configure the InstanceNorm2d module but, for a fresh
+    module in training mode, must not change the result."""
+    return dict(affine=bool(torch.randint(2, (), generator=gen)),
+                track_running_stats=bool(torch.randint(2, (), generator=gen)))
+
+
 def random_cases(gen, mode):
     yield "b4_c16_33x47", Call(sample((4, 16, 33, 47), gen, mode), sample((24, 16, 3, 3), gen, mode),
-                               sample((24,), gen, mode), padding=1, num_features=24)
+                               sample((24,), gen, mode), padding=1, num_features=24, **flags(gen))
     yield "groups_stride2", Call(sample((2, 8, 64, 64), gen, mode), sample((8, 4, 5, 5), gen, mode), None, 2, 2,
-                                 groups=2)
+                                 groups=2, momentum=0.5, **flags(gen))
     yield "dilation", Call(sample((3, 12, 40, 31), gen, mode), sample((12, 12, 3, 3), gen, mode),
-                           sample((12,), gen, mode), dilation=2, eps=1e-3)
+                           sample((12,), gen, mode), dilation=2, eps=1e-3, **flags(gen))
 
 
 def perf_cases(gen):
-    yield "b2_c16_64x64", Call(sample((2, 16, 64, 64), gen), sample((64, 16, 3, 3), gen), sample((64,), gen))
-    yield "b8_c64_256x256", Call(sample((8, 64, 256, 256), gen), sample((64, 64, 3, 3), gen), sample((64,), gen))
-    yield "b16_c128_256x256", Call(sample((16, 128, 256, 256), gen), sample((64, 128, 3, 3), gen),
-                                   sample((64,), gen))
+    for n, c, hw in ((2, 16, 64), (8, 64, 256), (16, 128, 512)):
+        yield f"b{n}_c{c}_{hw}x{hw}", Call(sample((n, c, hw, hw), gen), sample((64, c, 3, 3), gen),
+                                           sample((64,), gen))
 
 
 TASK = Task(
@@ -69,9 +77,20 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="Plane statistics in fp32 (two-pass or Welford)."),
     flops=lambda call, out: 2.0 * out.numel() * call.args[1][0].numel() + 12.0 * out.numel(),
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32)", "|out − ref| ≤ 1e-2·RMS(ref) + "
+                  "1e-2·|ref| and a relative RMS error ≤ 1e-3: TF32 tensor-core products pass, bf16 operands fail",
+                  "1e-5 rejects any convolution that reorders its K-length dot products, let alone TF32, which the "
+                  "GPU baseline's cuDNN may use too; the RMS bound still separates one precision step lower"),
+        Deviation(Kind.PERF, "6 sizes, (n, c, H, H) → 64 channels (3×3), from (1, 8, 32, 32) to (32, 256, 1024, "
+                  "1024)", "(2, 16, 64, 64), (8, 64, 256, 256) and (16, 128, 512, 512)",
+                  "three of upstream's sizes; its largest input alone is 34 GB, so three input sets do not fit an "
+                  "80 GB GPU"),
+    ),
 )

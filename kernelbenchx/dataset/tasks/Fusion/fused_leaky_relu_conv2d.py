@@ -3,7 +3,9 @@
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -62,8 +64,19 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
-                      tf32=True),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
+                      tf32=True,
+                      precision=precision.TF32_PRECISION),
     flops=lambda call, out: 2.0 * out.numel() * call.args[1][0].numel() + 2.0 * out.numel(),
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32)", "|out − ref| ≤ 1e-2·RMS(ref) + "
+                  "1e-2·|ref| and a relative RMS error ≤ 1e-3: TF32 tensor-core products pass, bf16 operands fail",
+                  "1e-5 rejects any convolution that reorders its K-length dot products, let alone TF32, which the "
+                  "GPU baseline's cuDNN may use too; the RMS bound still separates one precision step lower"),
+        Deviation(Kind.PERF, "10 sizes, (1, 3, H, H) RGB images with H = 256 … 1408 and a 3→6 3×3 kernel",
+                  "H = 256 and 1408, plus (16, 64, 256, 256) with a 64→64 3×3 kernel and padding 1",
+                  "upstream's smallest and largest sizes; the added case has enough channels for the convolution "
+                  "to be compute-bound, which the RGB cases never are"),
+    ),
 )
