@@ -4,7 +4,13 @@ rejects TF32 operands. The simulation rounds the operands of the reference's own
 
 A task that admits TF32 must also accept TF32 as Triton computes it on NVIDIA GPUs: tl.dot(...,
 input_precision="tf32") feeds the fp32 operands to the tensor cores, which ignore their 13 low mantissa bits
-(truncation toward zero, triton-lang/triton#4574), a biased error about 2.6 times the rounded one."""
+(truncation toward zero, triton-lang/triton#4574), a biased error about 2.6 times the rounded one.
+
+Strict-fp32 tasks whose tolerance is an fp32 accumulation bound are also recomputed with fp32 products summed in
+the orders tests/test_tolerances.py admits (they must pass) and with low-precision sums or a dropped block (they
+must fail somewhere)."""
+
+import math
 
 import pytest
 import torch
@@ -100,6 +106,67 @@ def test_truncated_tf32_passes(task_id):
     """Triton's own TF32 (truncated operands) meets every contract that admits TF32 (one seed: the bias is
     systematic, not a matter of the draw)."""
     assert failures(all_tasks()[task_id], TF32_BITS, SEEDS[0], truncated_products) == []
+
+
+# Strict-fp32 tasks whose tolerance is an fp32 accumulation bound: recomputed the way a kernel would (fp32 products,
+# sums in the orders tests/test_tolerances.py admits), they must pass; with bf16/fp16 sums or a dropped block, fail.
+
+
+def _rows_dot(call, S):
+    A, B, alpha, beta, C = call.args
+    rows = alpha * S(A[:2, :, None] * B[None, :, :], 1) + beta * C[:2]
+    return S(rows[0] * rows[1], 0)
+
+
+def _abs_sum(call, S):
+    A, C, alpha, beta = call.args
+    return S((alpha * S(A[:, None, :] * A[None, :, :], -1) + beta * C).abs().reshape(-1), 0)
+
+
+def _mv_dot(call, S):
+    A, x, y, alpha, beta = call.args
+    y_new = alpha * S(A * x, -1) + beta * y
+    return S(y_new * x, 0), y_new
+
+
+def _tensordot_rsqrt(call, S):
+    a, b, dims = call.args
+    if isinstance(dims, int):
+        da, db = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        da, db = [d % a.dim() for d in dims[0]], [d % b.dim() for d in dims[1]]
+    fa, fb = [d for d in range(a.dim()) if d not in da], [d for d in range(b.dim()) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    am, bm = a.permute(*fa, *da).reshape(-1, k), b.permute(*db, *fb).reshape(k, -1)
+    s = S(am[:, None, :] * bm.T[None, :, :], -1)
+    return torch.rsqrt(s).reshape([a.shape[d] for d in fa] + [b.shape[d] for d in fb])
+
+
+STRICT_SIMULATORS = {"MatrixMultiply/matrix_multiply_and_row_dot": _rows_dot,
+                     "MatrixMultiply/symmetric_mm_and_abs_sum": _abs_sum,
+                     "MatrixMultiply/matrix_vector_dot": _mv_dot,
+                     "MatrixMultiply/tensordot_rsqrt": _tensordot_rsqrt}
+
+
+@pytest.mark.parametrize("task_id", sorted(STRICT_SIMULATORS))
+def test_strict_bounds_admit_fp32_orders_and_reject_bugs(task_id):
+    from tests.test_tolerances import BROKEN, Summer, honest_orders
+
+    task, simulate = all_tasks()[task_id], STRICT_SIMULATORS[task_id]
+    assert not task.contract.tf32 and task.contract.tolerance.scale == "bound"
+    honest = [(name, Summer(last)) for name, last in honest_orders().items()]
+    failures, caught = [], {name: False for name in BROKEN}
+    with torch.no_grad():
+        for case, call in build_cases(task, None) + build_cases(task, SEEDS[0]):
+            expected = run_reference(task, call)
+            for name, S in honest:
+                reason = task.judge(call, simulate(call, S), expected)
+                if reason:
+                    failures.append(f"{case} [{name}]: {reason}")
+            for name, last in BROKEN.items():
+                caught[name] = caught[name] or bool(task.judge(call, simulate(call, Summer(last)), expected))
+    assert not failures, failures[:5]
+    assert all(caught.values()), f"not caught: {[n for n, c in caught.items() if not c]}"
 
 
 def test_product_tasks_are_found():
