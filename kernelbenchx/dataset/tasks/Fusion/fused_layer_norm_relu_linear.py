@@ -3,7 +3,9 @@
 import torch
 import torch.nn.functional as F
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 
@@ -26,18 +28,27 @@ def fixed_cases(gen):
     yield "no_affine_large_eps", Call(sample((5, 10), gen), sample((7, 10), gen), sample((7,), gen), [7], 0.5, False)
 
 
+def affine(gen):
+    """elementwise_affine drawn per case: it configures the LayerNorm module but, for a fresh module, must not
+    change the result."""
+    return bool(torch.randint(2, (), generator=gen))
+
+
 def random_cases(gen, mode):
     yield "m64_k256_n200", Call(sample((64, 256), gen, mode), sample((200, 256), gen, mode),
-                                sample((200,), gen, mode), 200)
+                                sample((200,), gen, mode), 200, elementwise_affine=affine(gen))
     yield "batched_default_shape", Call(sample((4, 33, 128), gen, mode), sample((96, 128), gen, mode),
-                                        sample((96,), gen, mode))
-    yield "no_bias_eps", Call(sample((100, 255), gen, mode), sample((129, 255), gen, mode), None, [129], 1e-3)
+                                        sample((96,), gen, mode), elementwise_affine=affine(gen))
+    yield "no_bias_eps", Call(sample((100, 255), gen, mode), sample((129, 255), gen, mode), None, [129], 1e-3,
+                              affine(gen))
+    yield "skinny_m32", Call(sample((32, 1000), gen, mode), sample((513, 1000), gen, mode),
+                             sample((513,), gen, mode), 513, elementwise_affine=affine(gen))
 
 
 def perf_cases(gen):
-    yield "m32_k256_n128", Call(sample((32, 256), gen), sample((128, 256), gen), sample((128,), gen), 128)
-    yield "m32_k8192_n4096", Call(sample((32, 8192), gen), sample((4096, 8192), gen), sample((4096,), gen), 4096)
-    yield "m4096_k4096_n4096", Call(sample((4096, 4096), gen), sample((4096, 4096), gen), sample((4096,), gen), 4096)
+    for k in (256, 8192, 65536):
+        n = k // 2
+        yield f"m32_k{k}_n{n}", Call(sample((32, k), gen), sample((n, k), gen), sample((n,), gen), n)
 
 
 TASK = Task(
@@ -59,9 +70,19 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, weight, bias float32; output float32",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
                       tf32=True,
+                      precision=precision.TF32_PRECISION,
                       notes="Row statistics in fp32 (two-pass or Welford)."),
     flops=lambda call, out: 2.0 * out.numel() * call.args[0].shape[-1] + 8.0 * out.numel(),
     unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (fp32)", "|out − ref| ≤ 1e-2·RMS(ref) + "
+                  "1e-2·|ref| and a relative RMS error ≤ 1e-3: TF32 tensor-core products pass, bf16 operands fail",
+                  "1e-5 rejects any GEMM that reorders its K-length dot products, let alone TF32, which the GPU "
+                  "baseline's cuBLAS may use too; the RMS bound still separates one precision step lower"),
+        Deviation(Kind.PERF, "10 sizes, (32, K) inputs with K = 256 … 131072 and (K/2, K) weights",
+                  "K = 256, 8192 and 65536", "three of upstream's sizes; its largest weight alone is 34 GB, so "
+                  "three input sets do not fit an 80 GB GPU"),
+    ),
 )
