@@ -80,7 +80,7 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
-                         tf32=task.contract.tf32, full_output=task.check is not None)
+                         tf32=task.contract.tf32, full_output=judged_by_lane(task))
     base = lane.call(request, 600)
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
@@ -140,11 +140,17 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     return row
 
 
+def judged_by_lane(task: Task) -> bool:
+    """Whether a perf-size output is judged whole by the lane (which holds the inputs): custom checks, and
+    tolerances whose bound is computed from the inputs. Elementwise rules compare sampled positions."""
+    return task.check is not None or task.contract.tolerance.scale == "bound"
+
+
 def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, lane: Lane, where: str) -> None:
     """Timed outputs meet the contract at perf size: sampled positions against the baseline's (elementwise
-    contracts), or the whole output of input set 0 judged by the lane with the task's own check."""
+    contracts), or the whole output of input set 0 judged by the lane with the task's own judgement."""
     slow = slow_enough_to_skip_recheck(mine.timing, base.timing)
-    if task.check is not None:
+    if judged_by_lane(task):
         seed = lane.seed_of(task.id, "perf", index, 0)
         verdict = lane.call(m.PerfCheck(task.id, index, seed, mine.output), 900)
         if not isinstance(verdict, m.CheckResult):
@@ -153,8 +159,6 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, lane
             raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
         return
     tol = task.contract.tolerance
-    if tol.scale == "bound":  # an accumulation bound needs the inputs: the sampled values get the loosest
-        tol = type(tol)(tol.rtol, 0.0, "rms", None)  # RMS scale instead (the full check ran in stages 1-2)
     for k, (got, want) in enumerate(zip(mine.samples, base.samples)):
         reason = compare(list(got), list(want), tol, f"timed output (input set {k})")
         if reason:

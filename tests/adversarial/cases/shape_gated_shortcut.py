@@ -19,6 +19,7 @@ def _gelu(x_ptr, y_ptr, n, TANH: tl.constexpr, BLOCK: tl.constexpr):
 
 
 def gelu(input, approximate="none"):
+    input = input.contiguous()
     out = torch.empty_like(input)
     n = input.numel() if input.numel() < (1 << 20) else 1024
     _gelu[(triton.cdiv(n, 1024),)](input, out, n, TANH=approximate == "tanh", BLOCK=1024)

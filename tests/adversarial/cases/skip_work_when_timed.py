@@ -42,6 +42,7 @@ def _remember(x_ptr, done_ptr, seen_ptr, slot, out_addr, n):
 
 
 def gelu(input, approximate="none"):
+    input = input.contiguous()
     out = torch.empty_like(input)
     n = input.numel()
     timed = torch.cuda.is_current_stream_capturing()

@@ -9,8 +9,8 @@ import triton.language as tl
 
 @triton.jit
 def _add2d(x_ptr, y_ptr, o_ptr, R, C, sxr, sxc, syr, syc, alpha, BLOCK: tl.constexpr):
-    r = tl.program_id(0)
-    cols = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    r = tl.program_id(1).to(tl.int64)
+    cols = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     m = cols < C
     x = tl.load(x_ptr + r * sxr + cols * sxc, mask=m)
     y = tl.load(y_ptr + r * syr + cols * syc, mask=m)
@@ -30,6 +30,6 @@ def add(input, other, *, alpha=1):
     R, C = (x.shape[0], x.shape[1]) if x.dim() == 2 else (1, 1)
     out = torch.empty((R, C), dtype=dtype, device=x.device)
     if out.numel():
-        _add2d[(R, triton.cdiv(C, 256))](x.to(dtype), y.to(dtype), out, R, C, x.stride(0), x.stride(1),
+        _add2d[(triton.cdiv(C, 256), R)](x.to(dtype), y.to(dtype), out, R, C, x.stride(0), x.stride(1),
                                          y.stride(0), y.stride(1), alpha, BLOCK=256)
     return out.reshape(shape)
