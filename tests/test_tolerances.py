@@ -298,7 +298,94 @@ def sim_cross_entropy(task, call, S, variant=None):
     return reduce_loss(loss, a["reduction"], S, S(ws.reshape(-1), 0))
 
 
+def sim_batch_norm(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    x, rm, rv, w, b = a["input"], a["running_mean"], a["running_var"], a["weight"], a["bias"]
+    training, momentum, eps = a["training"], a["momentum"], a["eps"]
+    c = x.shape[1]
+    view = [1, c] + [1] * (x.dim() - 2)
+    dims = tuple(d for d in range(x.dim()) if d != 1)
+    xf = x.float()
+    if training:
+        n, mean, m2 = moments(xf, S, dims, True, variant)
+        var = (m2 / n).float()
+        mean = mean.float()
+    else:
+        mean, var = rm.view(view), rv.view(view)
+    y = (xf - mean) * torch.rsqrt(var + eps)
+    y = y * (w.view(view) if w is not None else 1.0) + (b.view(view) if b is not None else 0.0)
+    if training and rm is not None:
+        rm = (1 - momentum) * rm + momentum * mean.reshape(c)
+        rv = (1 - momentum) * rv + momentum * var.reshape(c) * (n / (n - 1))
+    return y.to(x.dtype), rm, rv
+
+
+def pnorm(v, p, dim, keepdim, S):
+    v = v.abs()
+    if p == math.inf:
+        return v.amax(dim, keepdim=keepdim)
+    if p == 0:
+        return S((v != 0).float(), dim, keepdim)
+    return S(v.pow(p), dim, keepdim).pow(1.0 / p)
+
+
+def sim_normalize_pairwise_distance(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    v = a["x1"] - a["x2"] + a["eps_distance"]
+    d = pnorm(v, a["p_distance"], -1, a["keepdim"], S)
+    norm = pnorm(d, a["p_norm"], a["dim_norm"], True, S)
+    return d / norm.clamp_min(a["eps_norm"])
+
+
+def sim_normalized_cosine_similarity(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    dim = a["dim"]
+    units = []
+    for x in (a["x1"], a["x2"]):
+        xn = x / pnorm(x, a["p_norm"], dim, True, S).clamp_min(a["eps_norm"])
+        units.append(xn / pnorm(xn, 2.0, dim, True, S).clamp_min(a["eps_similarity"]))
+    u1, u2 = torch.broadcast_tensors(*units)
+    return S(u1 * u2, dim)
+
+
+def sim_symmetric_matrix_vector_norm(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    y = a["alpha"] * S(a["A"] * a["x"], -1) + a["beta"] * a["x"]
+    return pnorm(y, a["p"], -1, False, S)
+
+
+def sim_adaptive_avg_pool2d(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    x = a["input"]
+    s0, s1 = run_reference(task, call).shape[-2:]
+    h, w = x.shape[-2:]
+    out = torch.empty(*x.shape[:-2], s0, s1)
+    for i in range(s0):
+        r0, r1 = i * h // s0, -(-(i + 1) * h // s0)
+        for j in range(s1):
+            c0, c1 = j * w // s1, -(-(j + 1) * w // s1)
+            window = x[..., r0:r1, c0:c1].reshape(*x.shape[:-2], -1)
+            out[..., i, j] = S(window, -1) / window.shape[-1]
+    return out
+
+
+def sim_avg_pool1d(task, call, S, variant=None):
+    a = bind(task.reference, call)
+    one = lambda v: v[0] if isinstance(v, (tuple, list)) else v  # noqa: E731
+    k = one(a["kernel_size"])
+    stride = k if a["stride"] is None else one(a["stride"])
+    p = one(a["padding"])
+    windows = F.pad(a["input"], (p, p)).unfold(-1, k, stride)
+    return S(windows, -1) / k
+
+
 SIMULATORS = {
+    "Pooling/adaptive_avg_pool2d": (sim_adaptive_avg_pool2d, ()),
+    "Pooling/avg_pool1d": (sim_avg_pool1d, ()),
+    "Normalization/batch_norm": (sim_batch_norm, ("welford",)),
+    "Normalization/normalize_pairwise_distance": (sim_normalize_pairwise_distance, ()),
+    "Normalization/normalized_cosine_similarity": (sim_normalized_cosine_similarity, ()),
+    "Normalization/symmetric_matrix_vector_norm": (sim_symmetric_matrix_vector_norm, ()),
     "Loss/mse_loss": (sim_mse, ()),
     "Loss/smooth_l1_loss": (sim_smooth_l1, ()),
     "Loss/binary_cross_entropy": (sim_bce, ()),
@@ -309,7 +396,7 @@ SIMULATORS = {
     "Reduce/mean": (sim_mean, ()),
     "Reduce/std": (sim_std, ("welford",)),
 }
-BROKEN_VARIANTS = {"Reduce/std": ("onepass",)}
+BROKEN_VARIANTS = {"Reduce/std": ("onepass",), "Normalization/batch_norm": ("onepass",)}
 
 
 # Categories whose bound tasks must all be simulated here (other categories may add theirs to SIMULATORS).

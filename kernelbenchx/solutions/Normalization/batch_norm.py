@@ -22,7 +22,7 @@ def _partial_stats_kernel(x_ptr, cnt_ptr, mean_ptr, m2_ptr, C, S, per_channel, c
         ok = j < stop
         n = j // S
         addr = (n * C + c) * S + j % S
-        x = tl.load(x_ptr + addr, mask=ok, other=0.0)
+        x = tl.load(x_ptr + addr, mask=ok, other=0.0).to(tl.float32)
         n_b = tl.sum(ok.to(tl.float32), axis=0)
         mean_b = tl.sum(x, axis=0) / n_b
         d = tl.where(ok, x - mean_b, 0.0)
@@ -89,9 +89,9 @@ def _normalize_kernel(x_ptr, y_ptr, scale_ptr, shift_ptr, total, C, S, BLOCK: tl
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     ok = offs < total
     c = (offs // S) % C
-    x = tl.load(x_ptr + offs, mask=ok)
+    x = tl.load(x_ptr + offs, mask=ok).to(tl.float32)
     y = x * tl.load(scale_ptr + c, mask=ok) + tl.load(shift_ptr + c, mask=ok)
-    tl.store(y_ptr + offs, y, mask=ok)
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=ok)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
@@ -116,13 +116,19 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _partial_stats_kernel[(C, P)](x, cnt, mean, m2, C, S, per_channel, chunk, P, BLOCK=BLOCK)
     else:
         P, cnt, mean, m2 = 1, dummy, dummy, dummy
-    rm = running_mean if running_mean is not None else dummy
-    rv = running_var if running_var is not None else dummy
-    _finalize_kernel[(C,)](cnt, mean, m2, rm, rv, weight if weight is not None else dummy,
-                           bias if bias is not None else dummy, scale, shift, P, float(momentum), float(eps),
+    # Per-channel vectors are read (and the running statistics updated) through contiguous copies.
+    rm = running_mean.contiguous() if running_mean is not None else dummy
+    rv = running_var.contiguous() if running_var is not None else dummy
+    w = weight.contiguous() if weight is not None else dummy
+    b = bias.contiguous() if bias is not None else dummy
+    _finalize_kernel[(C,)](cnt, mean, m2, rm, rv, w, b, scale, shift, P, float(momentum), float(eps),
                            TRAINING=bool(training), UPDATE=bool(update), HAS_W=weight is not None,
                            HAS_B=bias is not None, BLOCK_P=128)
     y = torch.empty_like(x)
     total = x.numel()
     _normalize_kernel[(triton.cdiv(total, BLOCK),)](x, y, scale, shift, total, C, S, BLOCK=BLOCK)
-    return y
+    if update and rm is not running_mean:
+        running_mean.copy_(rm)
+    if update and rv is not running_var:
+        running_var.copy_(rv)
+    return y.view(input.shape)

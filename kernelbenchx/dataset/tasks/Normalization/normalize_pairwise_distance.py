@@ -4,13 +4,35 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
+from kernelbenchx.dataset.tasks.Reduce import _bounds
+
+EPS = _bounds.EPS32
 
 
 def reference(x1, x2, p_distance: float = 2.0, eps_distance: float = 1e-6, keepdim: bool = False,
               p_norm: float = 2, dim_norm: int = 1, eps_norm: float = 1e-12) -> torch.Tensor:
     distance = F.pairwise_distance(x1, x2, p=p_distance, eps=eps_distance, keepdim=keepdim)
     return F.normalize(distance, p=p_norm, dim=dim_norm, eps=eps_norm)
+
+
+def bind(x1, x2, p_distance=2.0, eps_distance=1e-6, keepdim=False, p_norm=2, dim_norm=1, eps_norm=1e-12):
+    return x1, x2, p_distance, eps_distance, keepdim, p_norm, dim_norm, eps_norm
+
+
+def error_bound(call: Call) -> torch.Tensor:
+    """Each distance d = ‖x1 − x2 + eps‖_p carries rel_d = 2ε (the two roundings forming each difference) + the
+    p-norm's relative bound (_bounds.norm_rel_bound); the normalizer ‖d‖ along dim_norm carries the largest
+    rel_d plus its own p-norm bound; out = d/max(‖d‖, eps_norm): B = |out|·(rel_d + max rel_d + rel_norm + 2ε)."""
+    x1, x2, p, eps_d, keepdim, p_norm, dim_norm, eps_norm = bind(*call.args, **call.kwargs)
+    v = x1.double() - x2.double() + eps_d
+    d, rel_d = _bounds.norm_rel_bound(v, p, -1, keepdim)
+    rel_d = rel_d + 2 * EPS
+    norm, rel_n = _bounds.norm_rel_bound(d, p_norm, dim_norm, keepdim=True)
+    worst = rel_d.amax(dim_norm, keepdim=True) if rel_d.dim() and rel_d.shape[dim_norm] else rel_d
+    out = d / norm.clamp_min(eps_norm)
+    return out.abs() * (rel_d + torch.where(norm > eps_norm, worst + rel_n, torch.zeros_like(rel_n)) + 2 * EPS)
 
 
 def pair(shape, gen, mode="standard"):
@@ -29,15 +51,23 @@ def fixed_cases(gen):
     yield "broadcast_x2", Call(sample((6, 5, 12), gen), sample((12,), gen), dim_norm=-1)
     yield "identical_inputs", Call(torch.ones(2, 4, 3), torch.ones(2, 4, 3), eps_distance=1e-3)
     yield "all_zero_distance_norm", Call(torch.ones(2, 4, 3), torch.ones(2, 4, 3), eps_distance=0.0)
+    yield "mixed_identical_rows", Call(torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1),
+                                       torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1), eps_distance=0.1)
+    yield "norm_eps_active", Call(1e-8 * sample((3, 6, 4), gen), 1e-8 * sample((3, 6, 4), gen), 1.0, 0.0,
+                                  eps_norm=1e-3)
 
 
 def random_cases(gen, mode):
-    yield "rows", Call(*pair((16, 1023, 17), gen, mode))
+    keep = bool(torch.randint(2, (), generator=gen))
+    yield "rows", Call(*pair((16, 1023, 17), gen, mode), keepdim=keep)
     yield "l1", Call(*pair((7, 301, 67), gen, mode), 1.0, 1e-5, p_norm=1, dim_norm=0)
-    yield "keepdim_wide", Call(*pair((3, 129, 513), gen, mode), keepdim=True)
+    yield "keepdim_wide", Call(*pair((3, 129, 513), gen, mode), keepdim=not keep)
+    yield "p3_eps_norm", Call(*pair((5, 200, 33), gen, mode), float(uniform((), gen, 1.5, 4.0)), 1e-6, keep,
+                              3.0, -1, 1e-4)
 
 
 def perf_cases(gen):
+    # upstream: (16, 16 … 32768, 128) pairs, default arguments
     yield "16x1024x128", Call(*pair((16, 1024, 128), gen))
     yield "16x8192x128", Call(*pair((16, 8192, 128), gen))
     yield "16x32768x128", Call(*pair((16, 32768, 128), gen))
@@ -62,7 +92,28 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="x1, x2 float32 (broadcastable); output float32",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-6),
+                      tolerance=Tolerance(rtol=1e-5, atol=1.0, scale="bound"),
+                      bound="B = |out|·(rel_d + max rel_d over the normalized slice + rel_n + 2ε), where rel_d = "
+                            "2ε + the relative bound of each distance's p-norm, rel_n that of the norm of the "
+                            "distances (0 where eps_norm clamps it), and " + _bounds.NORM_TEXT + ", with "
+                            + _bounds.SUM_TEXT,
                       notes="Both norms are reductions whose order is free; outputs are at most 1 in magnitude."),
+    error_bound=error_bound,
+    deviations=(
+        Deviation(Kind.UPSTREAM_BUG, "the reference adds eps_distance after the norm: ‖x1 − x2‖_p + eps",
+                  "torch.nn.functional.pairwise_distance, as the catalogue's code: eps is added to every "
+                  "difference, ‖x1 − x2 + eps‖_p",
+                  "the catalogue names pairwise_distance(x1, x2, p, eps, keepdim); the two differ where distances "
+                  "are near zero (identical rows next to distinct ones)", in_prompt=True),
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "a bound from the two norms' accumulation (see the contract) plus rtol 1e-5",
+                  "the bound scales with the output and the reductions' lengths; it admits every summation order "
+                  "and rejects fp16/bf16 accumulation (tests/test_tolerances.py)"),
+        Deviation(Kind.COVERAGE, "3-D pairs with p_distance 1 or 2 and default normalization",
+                  "adds p = 3, random p and inf, L1 and inf normalization, other dims, keepdim, a broadcast x2, "
+                  "identical rows, eps_norm active", "the signature promises them"),
+        Deviation(Kind.PERF, "12 sizes, (16, 16 … 32768, 128)", "(16, 1024 | 8192 | 32768, 128)",
+                  "a subset spanning upstream's range"),
+    ),
     flops=lambda call, out: 3.0 * max(call.args[0].numel(), call.args[1].numel()) + 3.0 * out.numel(),
 )

@@ -4,11 +4,26 @@ import torch
 import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.tasks.Pooling.adaptive_avg_pool2d import window_mean_bound
+from kernelbenchx.dataset.tasks.Reduce import _bounds
 
 
 def reference(input: torch.Tensor, kernel_size, stride=None, padding=0) -> torch.Tensor:
     return F.avg_pool1d(input, kernel_size, stride=stride, padding=padding)
+
+
+def bind(input, kernel_size, stride=None, padding=0):
+    return input, kernel_size, stride, padding
+
+
+def error_bound(call: Call) -> torch.Tensor:
+    x, k, s, p = bind(*call.args, **call.kwargs)
+    x = x.double()
+    mean = F.avg_pool1d(x, k, stride=s, padding=p)
+    mean_sq = F.avg_pool1d(x * x, k, stride=s, padding=p)
+    return window_mean_bound(mean, mean_sq, k[0] if isinstance(k, (tuple, list)) else k)
 
 
 def fixed_cases(gen):
@@ -25,12 +40,15 @@ def random_cases(gen, mode):
     yield "k3_s2_p1", Call(sample((4, 64, 1023), gen, mode), 3, 2, 1)
     yield "k4", Call(sample((8, 37, 500), gen, mode), 4)
     yield "k7_s3_p3_unbatched", Call(sample((96, 2049), gen, mode), 7, 3, padding=3)
+    k = int(torch.randint(1, 9, (), generator=gen))
+    yield "random_k_offset", Call(sample((3, 11, 777), gen, mode) + 4.0, k, int(torch.randint(1, 5, (), generator=gen)),
+                                  k // 2)
 
 
 def perf_cases(gen):
-    yield "2x64x1024_k3_s2_p1", Call(sample((2, 64, 1024), gen), 3, 2, 1)
-    yield "64x512x4096_k4", Call(sample((64, 512, 4096), gen), 4)
-    yield "32x256x16384_k3_s1_p1", Call(sample((32, 256, 16384), gen), 3, 1, 1)
+    # upstream: avg_pool1d(x, kernel_size=2) on (2, 64, 2^10 … 2^15)
+    for e in (10, 13, 15):
+        yield f"2x64x{1 << e}_k2", Call(sample((2, 64, 1 << e), gen), 2)
 
 
 def flops(call, out):
@@ -58,6 +76,20 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32; output float32",
-                      tolerance=Tolerance(rtol=1e-5, atol=1e-5)),
+                      tolerance=Tolerance(rtol=1e-5, atol=1.0, scale="bound"),
+                      bound="B = 2ε·(√(window mean of x²) + √k·|window mean|) + 2ε·|window mean| over the k "
+                            "(zero-padded) elements of a window, i.e. B_sum/k + 2ε·|mean| where " + _bounds.SUM_TEXT),
+    error_bound=error_bound,
     flops=flops,
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
+                  "an accumulation bound on each window's mean (see the contract) plus rtol 1e-5",
+                  "the bound scales with the window's magnitude (data with a large mean); it admits every "
+                  "summation order and rejects fp16/bf16 accumulation (tests/test_tolerances.py)"),
+        Deviation(Kind.COVERAGE, "(N, C, L) inputs with kernel_size 2 or 3",
+                  "adds strides larger than the kernel, zero padding counted in the divisor, one-element tuples, "
+                  "unbatched inputs, random kernel sizes and strides", "the signature promises them"),
+        Deviation(Kind.PERF, "6 sizes, (2, 64, 2^10 … 2^15), kernel_size 2", "(2, 64, 2^10 | 2^13 | 2^15), "
+                  "kernel_size 2", "a subset spanning upstream's range"),
+    ),
 )

@@ -116,9 +116,9 @@ def std_bound(x: torch.Tensor, dim=None, correction: float = 1, keepdim: bool = 
     return sqrt_bound(var, b_var)
 
 
-STD_TEXT = ("with d = x − mean over the n elements of a slice: B_mean = B_sum(x)/n + 2ε·|mean|; "
-            "B_M2 = B_sum(d²) + 2ε·Σd² + 2·B_mean·√(Σd²) + n·B_mean²; B_var = B_M2/(n − correction) + ε·var; "
-            "B = 2·B_var/(√var + √B_var) + ε·std, where " + SUM_TEXT)
+MOMENTS_TEXT = ("with d = x − mean over the n elements of a slice: B_mean = B_sum(x)/n + 2ε·|mean|; "
+                "B_M2 = B_sum(d²) + 2ε·Σd² + 2·B_mean·√(Σd²) + n·B_mean²; B_var = B_M2/(n − correction) + ε·var")
+STD_TEXT = MOMENTS_TEXT + "; B = 2·B_var/(√var + √B_var) + ε·std, where " + SUM_TEXT
 
 
 def loss_bound(loss: torch.Tensor, elem: torch.Tensor, reduction: str, divisor=None,
