@@ -4,16 +4,18 @@ import torch
 
 from kernelbenchx.dataset import stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, randint
 
 
 def reference(*size, seed: torch.Tensor, dtype: torch.dtype | None = None) -> torch.Tensor:
-    gen = torch.Generator(device=seed.device).manual_seed(int(seed))
+    # Seeded from a hash of all 64 bits: torch's CPU generator alone keys on the low 32 bits of its seed.
+    gen = stochastic.generator(int(seed), seed.device)
     return torch.rand(*size, generator=gen, dtype=dtype, device=seed.device)
 
 
 def check(call, output, expected, contract):
-    return stochastic.uniform_reason(output, expected)
+    return stochastic.uniform_reason(output, expected, call=call, seed_kwarg="seed")
 
 
 def seed_tensor(gen):
@@ -29,6 +31,9 @@ def fixed_cases(gen):
     yield "single", Call(1, seed=torch.tensor(44))
     yield "empty", Call(0, 5, seed=torch.tensor(1))
     yield "three_dims", Call(16, 31, 65, seed=torch.tensor(2**40 + 3), dtype=torch.float32)
+    # Rows × columns over many blocks: rows, blocks and seeds must not repeat.
+    yield "rng_structure", Call(64, 1024, seed=torch.tensor(0x2545F4914F6CDD1D))
+    yield from stochastic.family("seed_family", lambda s: Call(32, 64, seed=torch.tensor(s)), 0x5DEECE66D, gen)
 
 
 def random_cases(gen, mode):
@@ -36,6 +41,10 @@ def random_cases(gen, mode):
     yield "vector_2^18", Call(1 << 18, seed=seed_tensor(gen))
     yield "matrix_1000x129", Call(1000, 129, seed=seed_tensor(gen))
     yield "float64_3x50001", Call(3, 50001, seed=seed_tensor(gen), dtype=torch.float64)
+    yield "float16_8x4099", Call((8, 4099), seed=seed_tensor(gen), dtype=torch.float16)
+    if mode == "standard":
+        yield from stochastic.family("seed_family", lambda s: Call(2048, seed=torch.tensor(s)),
+                                     stochastic.draw_seed(gen), gen)
 
 
 def perf_cases(gen):
@@ -65,9 +74,21 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(seed_kwarg="seed", dtypes="seed int64 0-dim tensor; output float32 (or `dtype`) of shape `size`",
-                      tolerance=Tolerance(rtol=0.0, atol=0.0),
+                      tolerance=Tolerance(rtol=0.0, atol=0.0), deterministic=True,
                       notes=stochastic.UNIFORM_CONTRACT + " The tolerance line above does not apply: values are "
                             "never compared with torch's own stream."),
     flops=lambda call, out: 0.0,
     check=check,
+    deviations=(
+        Deviation(Kind.SATISFIABLE, "rand(*size, generator=torch.Generator(...).manual_seed(k)) must equal torch's "
+                  "own stream for that generator", "a 0-dim int64 `seed` tensor replaces `generator`; the output is "
+                  "judged by its law (range, Kolmogorov–Smirnov, block balance, serial pairs, differences, "
+                  "repeats, independence across seeds)", "no kernel can reproduce torch's random stream",
+                  in_prompt=True),
+        Deviation(Kind.COVERAGE, "float32 and float64 outputs", "float16, float32 and float64 outputs, 1-, 2- and "
+                  "3-D sizes", "the signature's dtype argument takes every floating dtype a kernel can write"),
+        Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements", "1-D 2^16, 2^24 and 2^27 elements",
+                  "a subset of upstream's sizes from small to the largest; below 2^16 elements measures launch "
+                  "overhead"),
+    ),
 )
