@@ -155,6 +155,25 @@ def validate(
     typer.echo(f"{file}: valid")
 
 
+@app.command()
+def verify(
+    run_dir: Annotated[Path, typer.Argument(help="the --out folder of a kbx eval run")],
+    submission: Annotated[Optional[Path], typer.Option(help="the submission it evaluated (L1 hashes, L3, L4)")] = None,
+    level: Annotated[int, typer.Option(help="0 schemas, 1 integrity, 2 environment, 3 re-judge on CPU, 4 GPU")] = 3,
+    sample: Annotated[Optional[int], typer.Option(help="re-run only this many candidates (L3, L4)")] = None,
+    nonce: Annotated[Optional[str], typer.Option(help="the verifier's nonce for choosing the sample")] = None,
+) -> None:
+    """Verify a run directory; exit 0 verified, 1 failed, 2 usage, 3 a level not runnable here."""
+    from kernelbenchx.verify import verify as run_verify
+
+    report = run_verify(run_dir, submission, level, sample, nonce)
+    for code, message in report.problems:
+        typer.echo(f"FAIL {code}: {message}")
+    for n, outcome in sorted(report.levels.items()):
+        typer.echo(f"L{n}: {outcome}")
+    raise typer.Exit(report.status)
+
+
 @tasks_app.command("list")
 def tasks_list(
     category: Annotated[Optional[str], typer.Option(help="only this category")] = None,

@@ -9,9 +9,10 @@ from pathlib import Path
 import jsonschema
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
-KINDS = ("submission", "result", "summary", "golden")
+KINDS = ("submission", "result", "summary", "golden", "run", "manifest")
 FILES = {"submission": "submission-line.schema.json", "result": "result.schema.json",
-         "summary": "summary.schema.json", "golden": "golden.schema.json"}
+         "summary": "summary.schema.json", "golden": "golden.schema.json", "run": "run.schema.json",
+         "manifest": "manifest.schema.json"}
 
 
 @lru_cache(maxsize=None)
@@ -28,7 +29,8 @@ def errors_for(obj: object, kind: str) -> list[str]:
 
 def guess_kind(path: Path, first: object) -> str:
     if isinstance(first, dict):
-        for key, kind in (("kbx_result", "result"), ("kbx_summary", "summary"), ("kbx_golden", "golden")):
+        for key, kind in (("kbx_result", "result"), ("kbx_summary", "summary"), ("kbx_golden", "golden"),
+                          ("kbx_manifest", "manifest"), ("submission_sha256", "run")):
             if key in first:
                 return kind
     return "submission" if path.suffix == ".jsonl" else "summary"
