@@ -2,10 +2,18 @@
 
 import torch
 
+from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
+from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 
 F16 = torch.float16
+F32 = torch.float32
+# Relative RMS error the contract admits: truncated-TF32 products reach 2.25e-3 on these cases (measured over 15
+# seeds; the QKᵀ logits' absolute error becomes the probabilities' relative error), bf16 operands 2.6e-3 to 5e-3
+# (above 3.3e-3 on the D = 128 cases, so every seed has bf16 failures).
+# Elementwise, TF32 needs up to 1.4e-2·RMS(out) on rows where an outlier logit sharpens the softmax (atol 3e-2).
+REL_RMS = 3e-3
 
 
 def reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False,
@@ -25,6 +33,8 @@ def qkv(b, h, sq, sk, d, gen, mode="standard", dtype=F16, dv=None):
 
 
 def fixed_cases(gen):
+    yield "float32_tiny", Call(*qkv(1, 1, 4, 4, 8, gen, dtype=F32))
+    yield "float32_cross_lengths_scaled", Call(*qkv(2, 2, 19, 45, 32, gen, dtype=F32), softmax_scale=0.2)
     yield "tiny", Call(*qkv(1, 1, 4, 4, 8, gen))
     yield "tiny_causal", Call(*qkv(1, 2, 5, 5, 16, gen), causal=True)
     yield "uniform_keys", Call(sample((1, 1, 3, 8), gen, dtype=F16), torch.zeros(1, 1, 6, 8, dtype=F16),
@@ -34,6 +44,7 @@ def fixed_cases(gen):
     yield "causal_short_queries", Call(*qkv(1, 2, 9, 20, 32, gen), causal=True)
     yield "value_dim_differs", Call(*qkv(1, 2, 16, 16, 32, gen, dv=48), True)
     yield "float32", Call(*qkv(2, 2, 33, 33, 64, gen, dtype=torch.float32), causal=True)
+    yield "float32_value_dim_differs_causal_short_keys", Call(*qkv(1, 2, 20, 9, 32, gen, dtype=F32, dv=24), True)
 
 
 def random_cases(gen, mode):
@@ -41,13 +52,13 @@ def random_cases(gen, mode):
     yield "b1_h3_s200_causal", Call(*qkv(1, 3, 200, 200, 64, gen, mode), causal=True)
     yield "b2_h2_s77x150_d32_scaled", Call(*qkv(2, 2, 77, 150, 32, gen, mode), softmax_scale=0.3)
     yield "float32_b1_h2_s96_causal", Call(*qkv(1, 2, 96, 96, 64, gen, mode, dtype=torch.float32), causal=True)
+    yield "float32_b2_h4_s130x257_d128", Call(*qkv(2, 4, 130, 257, 128, gen, mode, dtype=F32))
 
 
 def perf_cases(gen):
-    yield "b2_h8_s256", Call(*qkv(2, 8, 256, 256, 64, gen))
-    yield "b2_h8_s1024", Call(*qkv(2, 8, 1024, 1024, 64, gen))
-    yield "b2_h16_s4096_causal", Call(*qkv(2, 16, 4096, 4096, 64, gen), causal=True)
-    yield "b4_h16_s4096_d128", Call(*qkv(4, 16, 4096, 4096, 128, gen))
+    for s in (256, 512, 1024):
+        yield f"float32_b2_h8_s{s}", Call(*qkv(2, 8, s, s, 64, gen, dtype=F32))
+    yield "float32_b2_h16_s4096_causal", Call(*qkv(2, 16, 4096, 4096, 64, gen, dtype=F32), causal=True)
 
 
 def flops(call, out):
@@ -76,10 +87,25 @@ TASK = Task(
     random_cases=random_cases,
     perf_cases=perf_cases,
     contract=Contract(dtypes="q, k, v float16 (float32 in some cases), all the same dtype; output the same dtype",
-                      tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms"),
+                      tolerance=Tolerance(rtol=1e-2, atol=3e-2, scale="rms", rel_rms=REL_RMS),
                       tf32=True,
+                      precision="TF32 (or fp16-operand) tensor-core products with fp32 accumulation pass, Triton's "
+                                "truncated TF32 operands included; bf16 operands, one precision step lower, fail "
+                                "the relative RMS bound. The bound is 3× the GEMM tasks' because the softmax turns "
+                                "an absolute logit error δs into a relative probability error δs",
                       notes="Keep softmax statistics and accumulators in fp32 (online softmax is fine); fp16 "
                             "probabilities may feed the P·V product. Every query row attends to at least one key."),
     flops=flops,
-    unit="fp16",
+    unit="tf32",
+    deviations=(
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (float32) and 5e-3 (float16)",
+                  "|out − ref| ≤ 3e-2·RMS(ref) + 1e-2·|ref| and a relative RMS error ≤ 3e-3 against a reference "
+                  "computed in float32 and rounded once",
+                  "1e-5 rejects any reordering of the two K-length products, let alone TF32 or an online "
+                  "softmax; the RMS bounds admit fp16/TF32 tensor-core products and reject bf16 operands"),
+        Deviation(Kind.PERF, "5 float32 sizes, B = 2, H = 8, D = 64, S = 64 … 1024, non-causal",
+                  "float32 S = 256, 512 and 1024, plus a causal B = 2, H = 16, S = 4096 case",
+                  "three of upstream's sizes, its largest included; the added case is a realistic sequence "
+                  "length, where the O(S²) work dominates and causal masking halves it"),
+    ),
 )
