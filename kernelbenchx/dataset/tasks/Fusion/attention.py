@@ -86,7 +86,7 @@ TASK = Task(
     fixed_cases=fixed_cases,
     random_cases=random_cases,
     perf_cases=perf_cases,
-    contract=Contract(dtypes="q, k, v float16 (float32 in some cases), all the same dtype; output the same dtype",
+    contract=Contract(dtypes="q, k, v all float32 or all float16; output the same dtype",
                       tolerance=Tolerance(rtol=1e-2, atol=3e-2, scale="rms", rel_rms=REL_RMS),
                       tf32=True,
                       precision="TF32 (or fp16-operand) tensor-core products with fp32 accumulation pass, Triton's "
