@@ -147,23 +147,34 @@ def test_pass_at_k_estimator():
     assert pass_at_k(2, 1, 5) == 1.0 and pass_at_k(0, 0, 1) == 0.0
 
 
-def kbx_processes():
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if "kernelbenchx.evaluator.child" in line
-            or "kernelbenchx.evaluator.trusted" in line]
+def processes_under(root) -> set[int]:
+    """Processes whose working directory lies under `root` (kbx's children work in private temp dirs made
+    under the TMPDIR it was given), so other runs on the machine do not count."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/cwd").startswith(str(root)):
+                    found.add(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_stops_the_run_saves_what_finished_and_leaves_no_process(tmp_path, sig):
     sub = tmp_path / "s.jsonl"
     write_lines(sub, [{"task_id": "Activation/gelu", "code": GELU, "sample_id": i} for i in range(6)])
-    before = set(kbx_processes())
+    private = tmp_path / "tmp"
+    private.mkdir()
     proc = subprocess.Popen([sys.executable, "-m", "kernelbenchx", "eval", str(sub), "--out", str(tmp_path / "o"),
                              "--device", "cpu", "--workers", "2"], cwd=ROOT, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            env={**os.environ, "PYTHONUNBUFFERED": "1", "TMPDIR": str(private)})
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(set(kbx_processes()) - before) < 2:
-        time.sleep(0.5)  # wait until candidate processes exist
+    while time.monotonic() < deadline and not (tmp_path / "o" / "run.json").exists():
+        time.sleep(0.2)  # the run has started (its directory is prepared, its children are starting)
+    while time.monotonic() < deadline and len(processes_under(private)) < 2:
+        time.sleep(0.2)
     proc.send_signal(sig)
     sent = time.monotonic()
     _, err = proc.communicate(timeout=60)
@@ -171,6 +182,6 @@ def test_a_signal_stops_the_run_saves_what_finished_and_leaves_no_process(tmp_pa
     assert time.monotonic() - sent < 15
     assert "interrupted" in err and "--resume" in err
     time.sleep(1)
-    assert set(kbx_processes()) - before == set()
+    assert processes_under(private) == set()
     records = read_lines(tmp_path / "o" / "results.jsonl")
     assert list(chain_problems(records)) == [] and len(records) < 6
