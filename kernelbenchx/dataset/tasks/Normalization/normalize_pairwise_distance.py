@@ -103,7 +103,7 @@ TASK = Task(
         Deviation(Kind.UPSTREAM_BUG, "the reference adds eps_distance after the norm: ‖x1 − x2‖_p + eps",
                   "torch.nn.functional.pairwise_distance, as the catalogue's code: eps is added to every "
                   "difference, ‖x1 − x2 + eps‖_p",
-                  "the catalogue names pairwise_distance(x1, x2, p, eps, keepdim); the two differ where distances "
+                  "The catalogue names pairwise_distance(x1, x2, p, eps, keepdim); the two differ where distances "
                   "are near zero (identical rows next to distinct ones)", in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
                   "a bound from the two norms' accumulation (see the contract) plus rtol 1e-5",

@@ -92,7 +92,7 @@ TASK = Task(
     deviations=(
         Deviation(Kind.UPSTREAM_BUG, "the reference computes y = α·Ax, then y = y + β·y, i.e. (1 + β)·α·Ax",
                   "y = α·Ax + β·x, the catalogue's code (y = alpha * torch.mv(A, x) + beta * x)",
-                  "the catalogue's code scales x by beta; upstream's reference makes beta a second factor on "
+                  "The catalogue's code scales x by beta; upstream's reference makes beta a second factor on "
                   "α·Ax (its description's 'y = α·mv(A, x) + β·y' has no y to start from)", in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
                   "a bound from the matrix-vector products' and the norm's accumulation (see the contract) plus "

@@ -89,7 +89,7 @@ TASK = Task(
                   "torch.optim.Adam object and the test compares only its hyperparameter dict (.defaults)",
                   "adam_step(param, grad, exp_avg, exp_avg_sq, step, ...): one Adam update of a parameter tensor "
                   "and its moments, in place",
-                  "constructing an optimizer object involves no kernel (and kbx's contract compares tensors and "
+                  "Constructing an optimizer object involves no kernel (and kbx's contract compares tensors and "
                   "forbids classes), so upstream's task cannot be posed to a Triton kernel; the update step is "
                   "the work upstream's perf rows time (2^12 … 2^27 parameters) and what a fused Adam kernel does",
                   in_prompt=True),
