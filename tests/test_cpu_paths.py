@@ -1,6 +1,7 @@
 """Expected outputs do not depend on the CPU's vector unit: every task's stage-1 expected outputs, computed
-with the machine's default ATen CPU capability and with vectorization off (ATEN_CPU_CAPABILITY=default),
-are identical (NaN and ±inf at the same positions, every value equal)."""
+with the machine's default ATen CPU capability and with vectorization off (ATEN_CPU_CAPABILITY=default), have
+NaN and ±inf at the same positions, identical integers, and floating values within the task's contract of each
+other (dataset/cpu_paths.py)."""
 
 import os
 import subprocess

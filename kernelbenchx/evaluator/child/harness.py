@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from kernelbenchx.dataset.views import transfer
+from kernelbenchx.dataset.views import copy_view, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe
@@ -217,10 +217,12 @@ def warm_triton_driver() -> None:
 
 
 def to_device(payload: dict, device: str) -> tuple[tuple, dict]:
-    """The case's inputs on the device, views kept as views (same strides and storage offsets)."""
-    args = map_tensors(tuple(payload["args"]), lambda t: transfer(t, device))
-    kwargs = map_tensors(dict(payload["kwargs"]), lambda t: transfer(t, device))
-    return args, kwargs
+    """Fresh copies of the case's inputs on the device, views kept as views (same strides and storage
+    offsets). Always copies: a second call of an in-place task must start from the original inputs."""
+    def fresh(t: torch.Tensor) -> torch.Tensor:
+        return copy_view(t) if t.device == torch.device(device) else transfer(t, device)
+
+    return map_tensors(tuple(payload["args"]), fresh), map_tensors(dict(payload["kwargs"]), fresh)
 
 
 def unsupported_output(value: Any) -> str | None:
