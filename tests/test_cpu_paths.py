@@ -13,19 +13,20 @@ from kernelbenchx.dataset.cpu_paths import differences
 from tests.conftest import ROOT
 
 
-def compute(path, capability=None):
+def run(*args, capability=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     if capability:
         env["ATEN_CPU_CAPABILITY"] = capability
-    subprocess.run([sys.executable, "-m", "kernelbenchx.dataset.cpu_paths", str(path)], check=True, env=env,
+    subprocess.run([sys.executable, "-m", "kernelbenchx.dataset.cpu_paths", *map(str, args)], check=True, env=env,
                    timeout=1500, capture_output=True)
-    return torch.load(path, weights_only=False)
 
 
 def test_expected_outputs_are_the_same_on_scalar_and_vector_paths(tmp_path):
-    native = compute(tmp_path / "native.pt")
-    scalar = compute(tmp_path / "scalar.pt", "default")
-    problems = differences(native, scalar)
+    run("cases", tmp_path / "cases.pt")  # the same inputs for both paths
+    run("expected", tmp_path / "cases.pt", tmp_path / "native.pt")
+    run("expected", tmp_path / "cases.pt", tmp_path / "scalar.pt", capability="default")
+    load = lambda name: torch.load(tmp_path / name, weights_only=False)  # noqa: E731
+    problems = differences(load("native.pt"), load("scalar.pt"), load("cases.pt"))
     assert not problems, "\n".join(problems[:40])
 
 

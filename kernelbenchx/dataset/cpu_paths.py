@@ -1,8 +1,9 @@
 """Expected outputs must not depend on which vector unit the CPU that computes them has.
 
-`python -m kernelbenchx.dataset.cpu_paths OUT.pt [TASK ...]` writes every task's stage-1 expected outputs; run it
-once with the machine's default ATen CPU capability and once with ``ATEN_CPU_CAPABILITY=default`` (scalar code
-paths) and compare with `differences`. NaN and ±inf must sit at the same positions (special values are part of
+`python -m kernelbenchx.dataset.cpu_paths cases CASES.pt` writes every task's stage-1 inputs (built once: torch's
+own random draws differ in the last bit between code paths); `python -m kernelbenchx.dataset.cpu_paths expected
+CASES.pt OUT.pt` computes their expected outputs; run the second once with the machine's default ATen CPU
+capability and once with ``ATEN_CPU_CAPABILITY=default`` (scalar code paths) and compare with `differences`. NaN and ±inf must sit at the same positions (special values are part of
 the contract: dataset/refs.py pins them where torch's paths disagree), integers must be identical, and the
 finite floating values of one path must meet the task's own contract against the other (vectorized and
 scalar reductions sum in different orders; the contract already admits any such order).
@@ -19,7 +20,7 @@ from kernelbenchx.dataset.cases import build_cases, run_reference
 from kernelbenchx.dataset.task import iter_tensors
 
 
-def expected_outputs(task_ids: list[str] | None = None) -> dict[str, list[Any]]:
+def stage1_inputs(task_ids: list[str] | None = None) -> dict[str, list[tuple[str, dict]]]:
     from kernelbenchx.dataset.registry import all_tasks
 
     tasks = [all_tasks()[t] for t in task_ids] if task_ids else list(all_tasks().values())
@@ -27,21 +28,33 @@ def expected_outputs(task_ids: list[str] | None = None) -> dict[str, list[Any]]:
     for task in tasks:
         if task.check is not None and task.contract.seed_kwarg:  # random outputs: judged by law, not values
             continue
-        try:
-            out[task.id] = [(name, run_reference(task, call)) for name, call in build_cases(task, None)]
-        except Exception as exc:  # a broken reference is the selfcheck's business; note it and go on
-            out[task.id] = [("error", f"{type(exc).__name__}: {exc}")]
+        out[task.id] = [(name, call.to_payload()) for name, call in build_cases(task, None)]
     return out
 
 
-def differences(a: dict[str, list[Any]], b: dict[str, list[Any]]) -> list[str]:
-    from kernelbenchx.dataset.cases import build_cases
+def expected_outputs(inputs: dict[str, list[tuple[str, dict]]]) -> dict[str, list[Any]]:
     from kernelbenchx.dataset.registry import all_tasks
+    from kernelbenchx.dataset.task import Call
+
+    out = {}
+    for task_id, rows in inputs.items():
+        task = all_tasks()[task_id]
+        try:
+            out[task_id] = [(name, run_reference(task, Call.from_payload(payload))) for name, payload in rows]
+        except Exception as exc:  # a broken reference is the selfcheck's business; note it and go on
+            out[task_id] = [("error", f"{type(exc).__name__}: {exc}")]
+    return out
+
+
+def differences(a: dict[str, list[Any]], b: dict[str, list[Any]], inputs: dict[str, list[tuple[str, dict]]]
+                ) -> list[str]:
+    from kernelbenchx.dataset.registry import all_tasks
+    from kernelbenchx.dataset.task import Call
 
     problems = []
     for task_id, rows in a.items():
         other = dict(b.get(task_id, []))
-        calls = dict(build_cases(all_tasks()[task_id], None)) if task_id in all_tasks() else {}
+        calls = {name: Call.from_payload(payload) for name, payload in inputs.get(task_id, [])}
         for name, x in rows:
             y = other.get(name, "computed on one path only")
             if isinstance(x, str) or isinstance(y, str):
@@ -85,4 +98,7 @@ def describe(s: torch.Tensor, t: torch.Tensor) -> str:
 
 
 if __name__ == "__main__":
-    torch.save(expected_outputs(sys.argv[2:] or None), sys.argv[1])
+    if sys.argv[1] == "cases":
+        torch.save(stage1_inputs(sys.argv[3:] or None), sys.argv[2])
+    else:
+        torch.save(expected_outputs(torch.load(sys.argv[2], weights_only=False)), sys.argv[3])
