@@ -84,8 +84,8 @@ def _cross_entropy_rows(x_ptr, t_ptr, w_ptr, loss_ptr, part_ptr, R, C, S, xs0, x
         else:
             wy = tl.where(valid, 1.0, 0.0)
         nll = wy * (lse - xy)
-        smooth = lse * sw - swx
-        loss = tl.where(valid, (1.0 - smoothing) * nll + (smoothing / C) * smooth, 0.0)
+        smooth = tl.where(smoothing != 0, (smoothing / C) * (lse * sw - swx), 0.0)  # −inf logits: no 0·inf
+        loss = tl.where(valid, (1.0 - smoothing) * nll + smooth, 0.0)
         den = wy
     loss = tl.where(rok, loss, 0.0)
     if REDUCE:

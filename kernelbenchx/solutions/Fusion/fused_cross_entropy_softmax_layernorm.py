@@ -52,8 +52,9 @@ def _fused_rows(x_ptr, t_ptr, w_ptr, out_ptr, loss_ptr, part_ptr, R, C, xs0, xs1
                 wy = tl.load(w_ptr + yc, mask=valid, other=0.0)
             else:
                 wy = tl.where(valid, 1.0, 0.0)
-            smooth = lse * tl.sum(w, axis=0) - tl.sum(w[None, :] * xz, axis=1)
-            loss = tl.where(valid, (1.0 - smoothing) * wy * (lse - xy) + (smoothing / C) * smooth, 0.0)
+            smooth = tl.where(smoothing != 0, (smoothing / C) * (lse * tl.sum(w, axis=0)
+                                                                 - tl.sum(w[None, :] * xz, axis=1)), 0.0)
+            loss = tl.where(valid, (1.0 - smoothing) * wy * (lse - xy) + smooth, 0.0)
             d = wy
         loss = tl.where(rok, loss, 0.0)
         if REDUCE:
@@ -121,7 +122,8 @@ def _ce_rows(x_ptr, t_ptr, w_ptr, loss_ptr, part_ptr, R, C, S, xs0, xs1, xs2, ts
             wy = tl.load(w_ptr + yc, mask=valid, other=0.0)
         else:
             wy = tl.where(valid, 1.0, 0.0)
-        loss = tl.where(valid, (1.0 - smoothing) * wy * (lse - xy) + (smoothing / C) * (lse * sw - swx), 0.0)
+        smooth = tl.where(smoothing != 0, (smoothing / C) * (lse * sw - swx), 0.0)  # −inf logits: no 0·inf
+        loss = tl.where(valid, (1.0 - smoothing) * wy * (lse - xy) + smooth, 0.0)
         den = wy
     loss = tl.where(rok, loss, 0.0)
     if REDUCE:

@@ -180,12 +180,14 @@ def cross_entropy_bound(lp: torch.Tensor, dlp: torch.Tensor, target: torch.Tenso
     picked = lp.gather(1, y.unsqueeze(1)).squeeze(1)
     dpicked = dlp.gather(1, y.unsqueeze(1)).squeeze(1)
     wy = torch.where(valid, w[y], torch.zeros_like(w[y]))
-    smooth_terms = wb * lp
-    loss = -(1 - eps_s) * wy * picked - (eps_s / c) * smooth_terms.sum(dim=1) * valid
-    dl = ((1 - eps_s) * wy.abs() * dpicked
-          + (eps_s / c) * valid * ((wb.abs() * dlp).sum(dim=1) + sum_err(smooth_terms, (1,))
-                                   + 2 * E32 * smooth_terms.abs().sum(dim=1))
-          + 4 * E32 * loss.abs())
+    loss = -(1 - eps_s) * wy * picked
+    dl = (1 - eps_s) * wy.abs() * dpicked
+    if eps_s:  # only with label smoothing do the other classes' log-probabilities enter
+        smooth_terms = wb * lp
+        loss = loss - (eps_s / c) * smooth_terms.sum(dim=1) * valid
+        dl = dl + (eps_s / c) * valid * ((wb.abs() * dlp).sum(dim=1) + sum_err(smooth_terms, (1,))
+                                         + 2 * E32 * smooth_terms.abs().sum(dim=1))
+    dl = dl + 4 * E32 * loss.abs()
     dl = torch.where(valid, dl, torch.zeros_like(dl))
     return reduce_loss_bound(loss, dl, reduction, wy.sum() if reduction == "mean" else None)
 

@@ -53,6 +53,10 @@ def fixed_cases(gen):
     yield "dim_last_3d", Call(sample((2, 5, 6), gen), labels((2, 6), 5, gen), -1, reduction="sum")
     yield "extreme_logits", Call(torch.tensor([[1e4, -1e4, 0.0], [50.0, 50.0, -50.0], [-80.0, 80.0, 0.0]]),
                                  torch.tensor([0, 2, 0]), reduction="none", label_smoothing=0.3)
+    masked = sample((3, 600), gen)
+    masked[:, :300] = float("-inf")  # the first class blocks of every row are masked out
+    yield "masked_first_block_weighted_none", Call(masked, torch.tensor([300, 457, 599]),
+                                                   weight=uniform((600,), gen, 0.5, 1.5), reduction="none")
 
 
 def random_cases(gen, mode):
@@ -86,7 +90,8 @@ TASK = Task(
                 "(C,) or ones, ε is label_smoothing. "
                 "Class-index target (int64, shape (N, d1, …), values in [0, C) or ignore_index): per element "
                 "nll = −w[y]·lp[y] and s = −Σ_c w[c]·lp[c], both 0 where y == ignore_index; "
-                "loss = (1 − ε)·nll + (ε/C)·s. reduction='none' returns the per-element losses (shape of target), "
+                "loss = (1 − ε)·nll + (ε/C)·s, the s term left out when ε = 0 (so −inf logits of other classes "
+                "give a finite loss). reduction='none' returns the per-element losses (shape of target), "
                 "'sum' their sum, 'mean' their sum divided by Σ w[y] over the non-ignored elements. "
                 "Probability target (float32, same shape as input): t' = (1 − ε)·t + ε/C and per element "
                 "loss = −Σ_c w[c]·t'[c]·lp[c]; 'mean' divides the sum by the number of elements N·d1·… . "

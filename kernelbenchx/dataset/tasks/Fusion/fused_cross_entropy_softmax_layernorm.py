@@ -56,6 +56,9 @@ def fixed_cases(gen):
                                             reduction="none")
     yield "peaked_and_uniform_rows", Call(torch.tensor([[30.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0],
                                                         [0.0, -40.0, 40.0, 0.0]]), torch.tensor([0, 3, 2]), 4)
+    masked = sample((3, 600), gen)
+    masked[:, :300] = float("-inf")  # the first class blocks of every row are masked out
+    yield "masked_first_block_none", Call(masked, torch.tensor([300, 457, 599]), 600, reduction="none")
 
 
 def random_cases(gen, mode):
@@ -82,7 +85,8 @@ TASK = Task(
                 "reduction, label_smoothing) with classes along dim 1 of logits (N, C) or (N, C, d1, …): with "
                 "lp = log_softmax(logits, dim=1), w = weight (C,) or ones, ε = label_smoothing; for int64 class "
                 "targets (shape (N, d1, …)) per element nll = −w[y]·lp[y], s = −Σ_c w[c]·lp[c] (both 0 where "
-                "y == ignore_index) and loss = (1 − ε)·nll + (ε/C)·s; reduction 'none' gives per-element losses, "
+                "y == ignore_index) and loss = (1 − ε)·nll + (ε/C)·s (s left out when ε = 0, so −inf logits of "
+                "other classes give a finite loss); reduction 'none' gives per-element losses, "
                 "'sum' their sum, 'mean' their sum / Σ w[y] over non-ignored elements. For float32 probability "
                 "targets (logits' shape): t' = (1 − ε)·t + ε/C, per element −Σ_c w[c]·t'[c]·lp[c], and 'mean' "
                 "divides by N·d1·… . output is layer_norm(softmax(logits, dim=-1)) without affine parameters: "
