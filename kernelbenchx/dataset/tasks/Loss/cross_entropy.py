@@ -7,7 +7,7 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample, uniform
 from kernelbenchx.dataset.tasks.Loss.nll_loss import selected_weights
-from kernelbenchx.dataset.tasks.Reduce import _bounds
+from kernelbenchx.dataset import bounds as _bounds
 
 REDUCTIONS = ("none", "mean", "sum")
 

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample, uniform
-from kernelbenchx.dataset.tasks.Reduce import _bounds
+from kernelbenchx.dataset import bounds as _bounds
 
 EPS = _bounds.EPS32
 

@@ -7,7 +7,7 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, sample
 from kernelbenchx.dataset.tasks.Pooling.adaptive_avg_pool2d import window_mean_bound
-from kernelbenchx.dataset.tasks.Reduce import _bounds
+from kernelbenchx.dataset import bounds as _bounds
 
 
 def reference(input: torch.Tensor, kernel_size, stride=None, padding=0) -> torch.Tensor:

@@ -5,7 +5,7 @@ import torch
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, input_flops, randint, sample
-from kernelbenchx.dataset.tasks.Reduce import _bounds
+from kernelbenchx.dataset import bounds as _bounds
 
 
 def reference(input: torch.Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> torch.Tensor:
