@@ -2,7 +2,7 @@
 per-stage time breakdown, and repeatability (the same submission twice, same seed: median relative
 difference of per-task speedups).
 
-Each task's candidate is, in order of preference: the kept Triton solution from tests/solutions; the last
+Each task's candidate is, in order of preference: kbx's reference solution (kernelbenchx/solutions); the last
 generated kernel for the task in an upstream-format corpus (`--corpus`, e.g. ../shared/upstream/all_records.jsonl:
 real model output, right or wrong); otherwise a placeholder without a kernel, rejected statically. The
 report counts each kind.
@@ -22,8 +22,10 @@ from collections import Counter
 from pathlib import Path
 
 from kernelbenchx.dataset.registry import normalize_id, tasks_in
-from kernelbenchx.evaluator.report import read_results, speedup_of
-from kernelbenchx.evaluator.run import RunConfig, evaluate_submission
+from kernelbenchx.evaluator.parent.context import RunConfig
+from kernelbenchx.evaluator.parent.run import evaluate_submission
+from kernelbenchx.evaluator.parent.rundir import read_results
+from kernelbenchx.evaluator.result import Result
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "kernelbenchx" / "solutions"
@@ -58,46 +60,56 @@ def build_submission(path: Path, corpus: Path | None) -> Counter:
     return methods
 
 
-def stage_seconds(records: list[dict]) -> dict[str, float]:
+def stage_seconds(records: list[Result]) -> dict[str, float]:
     keys = {"static": ("compile", "static_s"), "process_start": ("compile", "process_start_s"),
             "reference_wait": ("correct", "reference_wait_s"), "correctness": ("correct", "seconds"),
             "perf_lane_wait": ("perf", "lane_wait_s"), "perf": ("perf", "seconds")}
-    return {name: round(sum(r["stages"].get(s, {}).get(k, 0) or 0 for r in records), 2)
+    return {name: round(sum(r.stages.get(s, {}).get(k, 0) or 0 for r in records), 2)
             for name, (s, k) in keys.items()}
 
 
-def lane_phases(records: list[dict]) -> dict[str, float]:
+def median_of(records: list[Result], stage: str, key: str) -> float | None:
+    values = [r.stages.get(stage, {}).get(key) for r in records]
+    values = [v for v in values if isinstance(v, (int, float))]
+    return round(statistics.median(values), 3) if values else None
+
+
+def lane_phases(records: list[Result]) -> dict[str, float]:
     """Seconds of timing-lane work per phase, summed over every timed case of every candidate."""
     totals: Counter = Counter()
     for r in records:
-        for case in r["stages"].get("perf", {}).get("cases") or []:
+        for case in r.stages.get("perf", {}).get("cases") or []:
             for side, phases in (case.get("phases_s") or {}).items():
                 for phase, seconds in (phases or {}).items():
                     totals[f"{side}.{phase}"] += seconds
     return {k: round(v, 2) for k, v in sorted(totals.items())}
 
 
-def repeatability(a: list[dict], b: list[dict]) -> dict:
-    sa = {r["candidate"]["task_id"]: speedup_of(r) for r in a}
-    sb = {r["candidate"]["task_id"]: speedup_of(r) for r in b}
-    diffs = [abs(sa[t] - sb[t]) / sa[t] for t in sa if sa[t] and sb.get(t)]
+def repeatability(a: list[Result], b: list[Result]) -> dict:
+    """Per-task speedup differences between two runs: median, p90, max, and tasks crossing 1.0x."""
+    sa = {r.task_id: r.speedup() for r in a}
+    sb = {r.task_id: r.speedup() for r in b}
+    both = [t for t in sa if sa[t] and sb.get(t)]
+    diffs = sorted(abs(sa[t] - sb[t]) / sa[t] for t in both)
+    crossing = sorted(t for t in both if (sa[t] - 1) * (sb[t] - 1) < 0)
     return {"tasks_compared": len(diffs), "median_rel_diff": statistics.median(diffs) if diffs else None,
-            "max_rel_diff": max(diffs) if diffs else None}
+            "p90_rel_diff": diffs[int(0.9 * (len(diffs) - 1))] if diffs else None,
+            "max_rel_diff": diffs[-1] if diffs else None, "crossing_1x": crossing}
 
 
 def run_once(submission: Path, out: Path, args: argparse.Namespace) -> dict:
     started = time.perf_counter()
-    config = RunConfig(out_dir=out, device=args.device, seed=args.seed)
-    if args.workers:
-        config.workers = args.workers
+    config = RunConfig(out_dir=out, device=args.device, seed=args.seed, workers=args.workers, resume=args.resume,
+                       overwrite=not args.resume, perf_timeout_s=args.perf_timeout, task_set="submitted")
     evaluate_submission(submission, config)
     wall = time.perf_counter() - started
-    records = read_results(out / "results.jsonl")
-    return {"wall_s": round(wall, 1), "candidates": len(records), "workers": config.workers,
+    records = read_results(out)
+    return {"wall_s": round(wall, 1), "candidates": len(records), "workers": config.resolved_workers(),
             "candidates_per_min": round(len(records) / wall * 60, 1),
-            "verdicts": dict(Counter(r["verdict"] for r in records)),
-            "verdicts_by_method": {m: dict(Counter(r["verdict"] for r in records if r["candidate"]["method"] == m))
-                                   for m in sorted({r["candidate"]["method"] for r in records})},
+            "verdicts": dict(Counter(r.verdict.value for r in records)),
+            "verdicts_by_method": {m: dict(Counter(r.verdict.value for r in records if r.candidate.method == m))
+                                   for m in sorted({r.candidate.method or "" for r in records})},
+            "median_process_start_s": median_of(records, "compile", "process_start_s"),
             "stage_seconds": stage_seconds(records), "lane_phases": lane_phases(records), "records": records}
 
 
@@ -108,13 +120,15 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--workers", type=int, default=0, help="candidate worker processes (0: the default)")
+    parser.add_argument("--perf-timeout", type=float, default=90.0, help="a candidate's perf-stage allowance")
+    parser.add_argument("--resume", action="store_true", help="continue run0 instead of starting it")
     parser.add_argument("--corpus", type=Path, default=None, help="upstream-format corpus of generated kernels")
     parser.add_argument("--submission", type=Path, default=None, help="evaluate this file instead of building one")
     parser.add_argument("--compare", type=Path, nargs=2, default=None, metavar="RUN_DIR",
                         help="only report the repeatability of two finished runs")
     args = parser.parse_args()
     if args.compare:
-        a, b = (read_results(d / "results.jsonl") for d in args.compare)
+        a, b = (read_results(d) for d in args.compare)
         print(json.dumps(repeatability(a, b)))
         return
     args.out.mkdir(parents=True, exist_ok=True)
