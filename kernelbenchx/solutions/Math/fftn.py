@@ -1,8 +1,8 @@
 # N-dimensional FFT as a sequence of 1-D transforms, each a mixed-radix Stockham FFT (self-sorting: every pass
 # reads and writes in natural order, no bit reversal). A radix-R pass applies the twiddles and an R-point DFT
-# as a complex matrix product on tensor blocks (tl.dot, fp32 IEEE); radices are divisors of the length up to
-# 64, and a prime factor above 64 becomes one pass with a larger radix (chunked over the DFT's inputs), so any
-# length works. Not expected to beat cuFFT (it fuses more passes and uses hand-tuned butterflies): this is a
+# as a complex matrix product on tensor blocks (tl.dot, fp32 IEEE); radices are products of the length's prime
+# factors up to 32, and a larger prime factor becomes one pass of its own (chunked over the DFT's inputs and
+# outputs), so any length works. Not expected to beat cuFFT (it fuses more passes and uses hand-tuned butterflies): this is a
 # correct, general reference.
 import math
 
@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 MAX_DIMS = 6
-MAX_RADIX = 64
+MAX_RADIX = 32
 
 
 @triton.jit
@@ -99,14 +99,34 @@ def _stockham_kernel(x_ptr, y_ptr, G, L, R, Ns, scale, X_COMPLEX: tl.constexpr, 
 
 
 def _radices(L: int) -> list[int]:
-    out = []
-    while L > 1:
-        r = max(d for d in range(1, min(L, MAX_RADIX) + 1) if L % d == 0)
-        if r == 1:  # no divisor up to MAX_RADIX: the smallest prime factor, as one (larger) pass
-            r = next(p for p in range(MAX_RADIX + 1, L + 1) if L % p == 0)
-        out.append(r)
-        L //= r
-    return out
+    """L's prime factors packed into as few radices ≤ 32 as first-fit-decreasing finds, then spread evenly over
+    that many passes (a tl.dot block is at least 16 wide, so radices near 16–32 cost the least per element); a
+    prime above 32 is a radix of its own."""
+    primes, p, rest = [], 2, L
+    while p * p <= rest:
+        while rest % p == 0:
+            primes.append(p)
+            rest //= p
+        p += 1
+    if rest > 1:
+        primes.append(rest)
+    bins: list[int] = []
+    for f in sorted(primes, reverse=True):  # first fit decreasing: the fewest passes
+        for i, b in enumerate(bins):
+            if b * f <= MAX_RADIX:
+                bins[i] = b * f
+                break
+        else:
+            bins.append(f)
+    balanced = [1] * sum(1 for b in bins if b <= MAX_RADIX)
+    for f in sorted(primes, reverse=True):  # then as even as that many passes allow (no tiny last radix)
+        fits = [i for i, b in enumerate(balanced) if b * f <= MAX_RADIX]
+        if fits:
+            i = min(fits, key=lambda i: balanced[i])
+            balanced[i] *= f
+        else:
+            balanced.append(f)
+    return [b for b in balanced if b > 1]
 
 
 def _pack(src, src_complex, src_strides, extents, shape, dst):
@@ -115,7 +135,7 @@ def _pack(src, src_complex, src_strides, extents, shape, dst):
     sizes = [1] * pad + list(shape)
     ext = [1] * pad + list(extents)
     strides = [0] * pad + list(src_strides)
-    BLOCK = 1024
+    BLOCK = 4096
     _pack_kernel[(triton.cdiv(n, BLOCK),)](src, dst, n, *sizes[1:], *ext, *strides, SRC_COMPLEX=src_complex,
                                            BLOCK=BLOCK)
 
@@ -128,11 +148,11 @@ def _fft_rows(src, src_complex, dst, rows, L, scale):
         last = i == len(radices) - 1
         out = dst if last else torch.empty(rows * L * 2, dtype=torch.float32, device=dst.device)
         BK = max(16, min(triton.next_power_of_2(R), 64))
-        BJ = 32
+        BJ = max(32, 4096 // BK)  # [BK, BJ] accumulator tiles of 4096 values
         G = rows * (L // R)
         grid = (triton.cdiv(G, BJ), triton.cdiv(R, BK))
         _stockham_kernel[grid](cur, out, G, L, R, Ns, scale if last else 1.0, X_COMPLEX=cur_complex, BK=BK, BN=BK,
-                               BJ=BJ, num_warps=8 if BK == 64 else 4)
+                               BJ=BJ, num_warps=8)
         cur, cur_complex, Ns = out, True, Ns * R
 
 
