@@ -19,7 +19,7 @@ def _pack_kernel(src_ptr, dst_ptr, n, d1, d2, d3, d4, d5, e0, e1, e2, e3, e4, e5
                  SRC_COMPLEX: tl.constexpr, BLOCK: tl.constexpr):
     # dst (contiguous complex, logical shape d0..d5) ← src read through strides; indices past the source's
     # extent e_k read as zero (the zero padding of `s`)
-    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # int32 index arithmetic, int64 addresses
     mask = offs < n
     i5 = offs % d5
     r = offs // d5
@@ -32,15 +32,17 @@ def _pack_kernel(src_ptr, dst_ptr, n, d1, d2, d3, d4, d5, e0, e1, e2, e3, e4, e5
     i1 = r % d1
     i0 = r // d1
     ok = mask & (i0 < e0) & (i1 < e1) & (i2 < e2) & (i3 < e3) & (i4 < e4) & (i5 < e5)
-    src = i0 * s0 + i1 * s1 + i2 * s2 + i3 * s3 + i4 * s4 + i5 * s5
+    src = (i0.to(tl.int64) * s0 + i1.to(tl.int64) * s1 + i2.to(tl.int64) * s2 + i3.to(tl.int64) * s3
+           + i4.to(tl.int64) * s4 + i5.to(tl.int64) * s5)
     if SRC_COMPLEX:
         re = tl.load(src_ptr + 2 * src, mask=ok, other=0.0)
         im = tl.load(src_ptr + 2 * src + 1, mask=ok, other=0.0)
     else:
         re = tl.load(src_ptr + src, mask=ok, other=0.0)
         im = tl.zeros_like(re)
-    tl.store(dst_ptr + 2 * offs, re, mask=mask)
-    tl.store(dst_ptr + 2 * offs + 1, im, mask=mask)
+    dst = offs.to(tl.int64) * 2
+    tl.store(dst_ptr + dst, re, mask=mask)
+    tl.store(dst_ptr + dst + 1, im, mask=mask)
 
 
 @triton.jit
