@@ -74,7 +74,7 @@ TASK = Task(
         Deviation(Kind.UPSTREAM_BUG, "the reference solves L·U·x = b with the factors of A = P·L·U, dropping P "
                   "(so x = A⁻¹·P·b wherever pivoting swaps rows)",
                   "x solves A·x = b: L·U·x = Pᵀ·b",
-                  "upstream's description asks for the solution of A·x = b; without P the result is not one as "
+                  "Upstream's description asks for the solution of A·x = b; without P the result is not one as "
                   "soon as partial pivoting swaps a row, which upstream's own random matrices make it do",
                   in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",

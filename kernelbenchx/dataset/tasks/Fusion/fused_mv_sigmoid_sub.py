@@ -15,14 +15,15 @@ def reference(input: torch.Tensor, vec: torch.Tensor, other, alpha=1) -> torch.T
 
 
 def error_bound(call: Call) -> torch.Tensor:
-    """B_i = σ'(z_i)·2ε√m·‖A_i ∘ v‖₂ + 8ε·(σ(z_i) + |α·other_i|): the fp32 accumulation bound of the dot product
-    carried through the sigmoid's slope, plus a few ulp for evaluating the sigmoid and the subtraction."""
+    """B_i = σ'(z_i)·2ε√m·(‖A_i ∘ v‖₂ + |z_i|) + 8ε·(σ(z_i) + |α·other_i|): the fp32 accumulation bound of the
+    dot product (bounds.sum_bound of its m terms) carried through the sigmoid's slope, plus a few ulp for
+    evaluating the sigmoid and the subtraction."""
     a, v, other, alpha = bind(*call.args, **call.kwargs)
     a, v = a.double(), v.double()
     z = a @ v
     s = torch.sigmoid(z)
     eps = bounds.EPS[torch.float32]
-    dot = bounds.C * eps * math.sqrt(max(a.shape[1], 1)) * (a * v).pow(2).sum(1).sqrt()
+    dot = bounds.C * eps * math.sqrt(max(a.shape[1], 1)) * ((a * v).pow(2).sum(1).sqrt() + z.abs())
     o = other.double() if isinstance(other, torch.Tensor) else torch.tensor(float(other), dtype=torch.float64)
     return s * (1 - s) * dot + 8 * eps * (s + (alpha * o).abs())
 
@@ -80,9 +81,9 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="input, vec (and other when a tensor) float32; output float32 of shape (n,)",
                       tolerance=Tolerance(rtol=1e-5, atol=1.0, scale="bound"),
-                      bound="B_i = σ'(z_i)·2ε·√m·‖A_i ∘ v‖₂ + 8ε·(σ(z_i) + |alpha·other_i|) with ε = 2⁻²³: the fp32 "
-                            "accumulation bound of row i's dot product through the sigmoid's slope, plus a few ulp "
-                            "for the sigmoid and the subtraction",
+                      bound="B_i = σ'(z_i)·2ε·√m·(‖A_i ∘ v‖₂ + |z_i|) + 8ε·(σ(z_i) + |alpha·other_i|) with "
+                            "ε = 2⁻²³ and z = A·v: the fp32 accumulation bound of row i's dot product through the "
+                            "sigmoid's slope, plus a few ulp for the sigmoid and the subtraction",
                       precision="fp32 products with fp32 accumulation in any order pass; TF32 products (about "
                                 "2⁻¹¹ relative error per term) do not",
                       notes="Summation order is free. A matrix-vector product is bound by reading the matrix, so "

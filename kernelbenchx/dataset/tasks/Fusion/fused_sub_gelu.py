@@ -64,7 +64,7 @@ TASK = Task(
         Deviation(Kind.UPSTREAM_BUG, "approximate='none' computes s·erf(s/√2)/2, without the '1 +' of GELU "
                   "(negative s give positive outputs)",
                   "approximate='none' is the true GELU, s·(1 + erf(s/√2))/2, as torch's F.gelu",
-                  "upstream's description and catalogue name GELU; its own tanh path and torch both compute "
+                  "Upstream's description and catalogue name GELU; its own tanh path and torch both compute "
                   "the real function", in_prompt=True),
         Deviation(Kind.COVERAGE, "random cases: 4096-element vectors, tanh only, alpha = 0.5",
                   "both GELU forms, broadcasting, scalar `other`, ±inf, NaN and large |s|, up to 65 537 elements",

@@ -75,7 +75,7 @@ TASK = Task(
     deviations=(
         Deviation(Kind.SEMANTICS, "returns the reconstruction U·diag(S)·Vh only",
                   "returns (U·diag(S)·Vh, S)",
-                  "the reconstruction equals A up to rounding, so returning a copy of A passes upstream's check; "
+                  "The reconstruction equals A up to rounding, so returning a copy of A passes upstream's check; "
                   "the singular values make the decomposition part of what is judged", in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
                   "each output within 4·64·√n·ε·(RMS(ref) + |ref|)",

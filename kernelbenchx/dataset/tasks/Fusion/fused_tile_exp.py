@@ -60,7 +60,7 @@ TASK = Task(
                   "(input.unsqueeze(0).expand(*dims, *input.shape)): new leading dimensions, e.g. a (3,) input "
                   "with dims (2,) gives (2, 3)",
                   "torch.tile(input, dims) then exp, e.g. (3,) with dims (2,) gives (6,)",
-                  "upstream's own docstring, catalogue code (torch.tile) and example output (6 values) all "
+                  "Upstream's own docstring, catalogue code (torch.tile) and example output (6 values) all "
                   "describe tiling; only its reference expands", in_prompt=True),
         Deviation(Kind.COVERAGE, "dims (2,) and (2, 3) on inputs of up to 1024 elements",
                   "fewer and more dims than input dimensions, identity and zero repeats, exp overflow and "
