@@ -3,8 +3,6 @@ result to the code, the task set and the image that produced it."""
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import os
 import platform
 import subprocess
@@ -15,8 +13,7 @@ import numpy
 import torch
 
 from kernelbenchx import __version__
-
-REPO = Path(__file__).resolve().parents[3]
+from kernelbenchx.dataset.provenance import kbx_commit, task_set_hash  # noqa: F401  (re-exported)
 
 
 @lru_cache(maxsize=None)
@@ -37,31 +34,6 @@ def fingerprint(device: str) -> dict:
         info["gpu"] = torch.cuda.get_device_name(0)
         info.update(nvidia_smi())
     return info
-
-
-@lru_cache(maxsize=None)
-def kbx_commit() -> str | None:
-    """The git commit of the kbx checkout (KBX_COMMIT in images, where there is no checkout)."""
-    if os.environ.get("KBX_COMMIT"):
-        return os.environ["KBX_COMMIT"]
-    try:
-        out = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-@lru_cache(maxsize=None)
-def task_set_hash() -> str:
-    """sha256 over every task's module source (contract, cases, reference): changes when any task does."""
-    from kernelbenchx.dataset.registry import all_tasks
-
-    h = hashlib.sha256()
-    for task_id, task in all_tasks().items():
-        h.update(task_id.encode())
-        h.update(inspect.getsource(inspect.getmodule(task.reference)).encode())
-    return h.hexdigest()
 
 
 def cpu_model() -> str | None:
