@@ -51,7 +51,9 @@ app = typer.Typer(cls=Guarded, help="KernelBench-X evaluator for LLM-written Tri
 tasks_app = typer.Typer(help="Browse the task set.", no_args_is_help=True)
 dataset_app = typer.Typer(help="Build, publish and download the Hugging Face dataset.", no_args_is_help=True)
 hw_app = typer.Typer(help="Measure the current GPU.", no_args_is_help=True)
+image_app = typer.Typer(help="Build evaluation images (containers/Dockerfile).", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
+app.add_typer(image_app, name="image")
 app.add_typer(dataset_app, name="dataset")
 app.add_typer(hw_app, name="hw")
 
@@ -82,6 +84,9 @@ def eval_(
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,
+    image: Annotated[Optional[str], typer.Option(help="run inside this kbx-eval image (Docker engine)")] = None,
+    memory: Annotated[Optional[str], typer.Option(help="with --image: the container's memory limit, e.g. 32g")] = None,
+    cpus: Annotated[Optional[float], typer.Option(help="with --image: the container's CPU limit")] = None,
 ) -> None:
     """Evaluate a submission; results.jsonl, summary.json and manifest.json go to OUT."""
     from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
@@ -91,6 +96,12 @@ def eval_(
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
                        task_set=task_set, require_isolation=require_isolation, ray=ray)
     config.check()
+    if image is not None:
+        from kernelbenchx.image.run import Limits, eval_in_image
+
+        done = eval_in_image(image, submission, config, Limits(memory=memory, cpus=cpus))
+        err.print(f"image {done.image_id[:19]} ({done.target}): results in {done.out_dir}")
+        raise typer.Exit(done.exit_code)
     if config.resolved_device() == "cpu":
         err.print("[dim]no GPU: kernels run under Triton's CPU interpreter; timing is skipped (it would say "
                   "nothing about speed)[/]")
@@ -174,6 +185,32 @@ def verify(
     raise typer.Exit(report.status)
 
 
+@image_app.command("build")
+def image_build(
+    target: Annotated[str, typer.Option(help="cpu or h100")] = "cpu",
+    tag: Annotated[Optional[str], typer.Option(help="image tag [default: kbx-eval:TARGET]")] = None,
+    base: Annotated[Optional[str], typer.Option(help="Debian bookworm base image [default: the Dockerfile's "
+                                                     "digest-pinned one]; containers/base.sh makes one")] = None,
+    wheels: Annotated[Optional[Path], typer.Option(help="folder holding the target's torch wheel if not on PyPI")
+                      ] = None,
+    ca_file: Annotated[Optional[Path], typer.Option(help="CA bundle for pip behind a proxy [default: $PIP_CERT]")
+                       ] = None,
+    dry_run: Annotated[bool, typer.Option(help="print the plan (build args, labels, files) and stop")] = False,
+) -> None:
+    """Build the kbx-eval image for TARGET with the pinned locks; prints its tag, ID, size and labels."""
+    from kernelbenchx.image.build import build_image, plan_build
+
+    plan = plan_build(target, tag, base, wheels, ca_file)
+    if dry_run:
+        typer.echo(json.dumps({"tag": plan.tag, "args": plan.args, "labels": plan.labels, "ca_secret": str(
+            plan.ca_file) if plan.ca_file else None, "wheel": str(plan.wheel) if plan.wheel else None,
+                               "files": len(plan.files)}, indent=2))
+        return
+    built = build_image(plan)
+    typer.echo(f"{built.tag}: {built.id} ({built.size_bytes / 1e9:.2f} GB, {built.seconds:.0f} s)")
+    typer.echo("\n".join(f"  {k}={v}" for k, v in sorted(built.labels.items())))
+
+
 @tasks_app.command("list")
 def tasks_list(
     category: Annotated[Optional[str], typer.Option(help="only this category")] = None,
@@ -211,16 +248,74 @@ def tasks_show(task_id: Annotated[str, typer.Argument(help="Category/stem (a bar
 
 @dataset_app.command("build")
 def dataset_build(
-    out_dir: Annotated[Path, typer.Argument(help="folder to write")],
-    corpus: Annotated[Optional[Path], typer.Option(help="upstream-format corpus JSONL to include as 'kernels'")] = None,
+    out_dir: Annotated[Path, typer.Argument(help="folder to write (replaced whole if it holds an earlier build)")],
+    kernels_run: Annotated[Optional[Path], typer.Option(help="a kbx eval --out folder: the kernels config")] = None,
+    corpus: Annotated[Optional[Path], typer.Option(help="upstream corpus the run evaluated (adds upstream_*)")] = None,
+    tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids [default: all]")] = None,
+    configs: Annotated[str, typer.Option(help="comma-separated configs")] = "tasks,cases,kernels,golden,solutions",
 ) -> None:
-    """Write the dataset folder (parquet + README card) for datasets.load_dataset."""
+    """Write the dataset folder (parquet shards, README card, MANIFEST.json) for datasets.load_dataset.
+
+    Examples: kbx dataset build hf/ ; kbx dataset build hf/ --corpus ../shared/upstream/all_records.jsonl
+    --kernels-run runs/corpus ; kbx dataset build preview/ --tasks Activation/gelu,Reduce/sum
+    """
     from kernelbenchx.dataset.hub import build_dataset
 
-    if corpus is not None and not corpus.exists():
-        raise UsageError(f"corpus not found: {corpus}")
-    counts = build_dataset(out_dir, corpus)
-    typer.echo(", ".join(f"{k}: {v} rows" for k, v in counts.items()) + f" → {out_dir}")
+    built = build_dataset(out_dir, corpus, kernels_run, list(split(tasks)) if tasks else None, split(configs))
+    for config, splits in built.rows.items():
+        typer.echo(f"{config}: " + ", ".join(f"{s} {n} rows" for s, n in splits.items()))
+    typer.echo(f"task set {built.manifest['task_set_sha256'][:16]}… → {out_dir}")
+
+
+@dataset_app.command("corpus-submission")
+def dataset_corpus_submission(
+    corpus: Annotated[Path, typer.Argument(help="upstream all_records.jsonl")],
+    out: Annotated[Path, typer.Argument(help="submission JSONL to write")],
+    model: Annotated[Optional[str], typer.Option(help="the model that wrote the corpus, when known")] = None,
+) -> None:
+    """Write the kbx submission of an upstream corpus (one candidate per record side) for kbx eval.
+
+    Example: kbx dataset corpus-submission ../shared/upstream/all_records.jsonl sub.jsonl
+    """
+    from kernelbenchx.dataset.hub import corpus_submission
+
+    typer.echo(f"{corpus_submission(corpus, out, model)} candidates → {out}")
+
+
+@dataset_app.command("push")
+def dataset_push(
+    repo: Annotated[str, typer.Argument(help="dataset repository on the Hub, ORG/NAME")],
+    folder: Annotated[Path, typer.Option(help="the built folder")] = Path("hf"),
+    tag: Annotated[Optional[str], typer.Option(help="tag the uploaded commit vX.Y.Z (never moves an existing tag)")
+                   ] = None,
+    private: Annotated[bool, typer.Option(help="create the repository private")] = False,
+) -> None:
+    """Upload a built dataset folder and tag the commit (HF_TOKEN with write access).
+
+    Example: kbx dataset push ORG/kernelbench-x --folder hf/ --tag v0.2.0
+    """
+    from kernelbenchx.dataset.hub import push_dataset
+
+    pushed = push_dataset(folder, repo, tag, private=private)
+    typer.echo(f"{repo}@{pushed.commit}" + (f" tagged {pushed.tag}" if pushed.tag else ""))
+
+
+@dataset_app.command("download")
+def dataset_download(
+    repo: Annotated[str, typer.Argument(help="dataset repository on the Hub, ORG/NAME")],
+    revision: Annotated[str, typer.Option(help="tag, branch or commit to pin")],
+    to: Annotated[Path, typer.Option(help="folder to download into")],
+) -> None:
+    """Download one revision, check it against its MANIFEST.json and load every config offline.
+
+    Example: kbx dataset download ORG/kernelbench-x --revision v0.2.0 --to data/
+    """
+    from kernelbenchx.dataset.hub import download_dataset
+
+    got = download_dataset(repo, revision, to)
+    for config, splits in got.rows.items():
+        typer.echo(f"{config}: " + ", ".join(f"{s} {n} rows" for s, n in splits.items()))
+    typer.echo(f"{repo}@{got.commit or revision} → {to}  (export KBX_DATASET_REVISION={got.commit or revision})")
 
 
 @app.command()
