@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from kernelbenchx import __version__
 from kernelbenchx.dataset.hub import card as card_module
 from kernelbenchx.dataset.hub.columns import check_rows, features
-from kernelbenchx.dataset.hub.kernels import kernel_rows, read_run
+from kernelbenchx.dataset.hub.kernels import kernel_rows, read_corpus, read_run
 from kernelbenchx.dataset.hub.rows import case_rows, golden_rows, golden_targets, solution_rows, task_row
 from kernelbenchx.dataset.provenance import kbx_commit, task_set_hash
 from kernelbenchx.dataset.registry import all_tasks, get_task
@@ -91,6 +91,8 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels
     unknown = set(configs) - set(CONFIGS)
     if unknown:
         raise UsageError(f"unknown configs {sorted(unknown)}", hint=f"configs: {', '.join(CONFIGS)}")
+    if corpus is not None:
+        read_corpus(Path(corpus))  # a malformed corpus is reported by file and line first
     if corpus is not None and kernels_run is None:
         raise UsageError("--corpus needs --kernels-run: the kernels config holds kbx's verdicts, not upstream's",
                          hint="kbx dataset corpus-submission CORPUS sub.jsonl && kbx eval sub.jsonl --out RUN, "
