@@ -144,7 +144,8 @@ def test_cases_decode_to_the_evaluators_inputs_and_reference_outputs(built, offl
                     (b.dtype, b.shape, b.stride(), b.storage_offset()), (task_id, name)
                 assert torch.equal(storage_of(a), storage_of(b)) or a.dtype.is_floating_point and torch.allclose(
                     storage_of(a), storage_of(b), equal_nan=True, rtol=0, atol=0), (task_id, name)
-            expected = decode(json.loads(row["expected_structure"]), row["expected"], json.loads(row["expected_layouts"]))
+            expected = decode(json.loads(row["expected_structure"]), row["expected"],
+                              json.loads(row["expected_layouts"]))
             reference = seeded_reference(task, name, call)
             for a, b in zip(tensors(expected), tensors(reference), strict=True):
                 assert a.dtype == b.dtype and torch.equal(torch.nan_to_num(a), torch.nan_to_num(b)), (task_id, name)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kernelbenchx import __version__
-from kernelbenchx.dataset.hub import card as card_module
+from kernelbenchx.dataset.hub.card import render as render_card
 from kernelbenchx.dataset.hub.columns import check_rows, features
 from kernelbenchx.dataset.hub.kernels import kernel_rows, read_corpus, read_run
 from kernelbenchx.dataset.hub.rows import case_rows, golden_rows, golden_targets, solution_rows, task_row
@@ -108,7 +108,7 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels
             write_parquet(split_rows, config, staging / shard_path(config, split))
     manifest = make_manifest(staging, tasks, rows, corpus, kernels_run)
     counts = {c: {s: len(r) for s, r in splits.items()} for c, splits in rows.items()}
-    (staging / "README.md").write_text(card_module.render(manifest, counts), encoding="utf-8")
+    (staging / "README.md").write_text(render_card(manifest, counts), encoding="utf-8")
     manifest["files"] = file_hashes(staging)
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if out.exists():
@@ -154,9 +154,9 @@ def sources(corpus: Path | str | None, kernels_run: Path | str | None) -> dict:
         info["corpus_sha256"] = hashlib.sha256(Path(corpus).read_bytes()).hexdigest()
     if kernels_run is not None:
         run, records = read_run(Path(kernels_run))
-        envs = {(r["environment"].get("device"), r["environment"].get("gpu")) for r in records}
+        gpus = sorted({r["environment"]["gpu"] for r in records if r["environment"].get("gpu")})
         info["kernels_run"] = {"run_id": run["run_id"], "submission_sha256": run["submission_sha256"],
-                               "device": run["device"], "gpus": sorted(str(g) for _, g in envs),
+                               "device": run["device"], "gpus": gpus,
                                "task_set_sha256": sorted({str(r["environment"].get("task_set_sha256"))
                                                           for r in records}),
                                "results_sha256": hashlib.sha256(

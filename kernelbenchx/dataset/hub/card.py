@@ -158,10 +158,13 @@ def kernels_note(manifest: dict) -> str:
     run = manifest["sources"].get("kernels_run")
     if run is None:
         return "## Kernels\n\nThis build has no `kernels` config (built without `--kernels-run`)."
-    gpus = [g for g in run["gpus"] if g != "None"]
-    where = (f"on {', '.join(gpus)}" if gpus else
+    where = (f"on {', '.join(run['gpus'])}" if run["gpus"] else
              "on the CPU under Triton's interpreter: correctness only, no timing (every `speedup_eager` is null; "
              "`perf_reason` says why)")
-    return (f"## Kernels\n\n`kernels` is kbx run `{run['run_id']}` ({run['device']}), {where}. "
+    judged = [h for h in run["task_set_sha256"] if h != manifest["task_set_sha256"]]
+    drift = (f" That run judged with task set {', '.join(f'`{h[:16]}…`' for h in judged)}, not this build's: "
+             "rows may differ from what today's tasks would say (the row's `task_set_sha256` tells)."
+             if judged else "")
+    return (f"## Kernels\n\n`kernels` is kbx run `{run['run_id']}` ({run['device']}), {where}.{drift} "
             "Upstream's pass flags and speedups (H800-based, measured by upstream's own protocol) are kept only "
             "as `upstream_*` provenance columns; they are not kbx's verdicts.")
