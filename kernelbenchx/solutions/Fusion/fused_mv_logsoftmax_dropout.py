@@ -51,8 +51,8 @@ def fused_mv_logsoftmax_dropout(input, vec, p=0.5, training=True, inplace=False,
     n, m = input.shape
     z = torch.empty(n, dtype=torch.float32, device=input.device)
     out = torch.empty(n, dtype=torch.float32, device=input.device)
-    # Memory-bound gemv: enough row blocks to fill the GPU, wide column tiles for long rows.
-    BLOCK_N = 16 if n >= 1024 else 32
+    # Memory-bound gemv: for large matrices enough row blocks to fill the GPU, wide column tiles for long rows.
+    BLOCK_N = 16 if n * m >= (1 << 22) else 64
     BLOCK_M = 256 if m >= 1024 else 128
     _mv_kernel[(triton.cdiv(n, BLOCK_N),)](input, vec, z, n, m, input.stride(0), input.stride(1), vec.stride(0),
                                           BLOCK_N=BLOCK_N, BLOCK_M=BLOCK_M)

@@ -37,7 +37,7 @@ def fixed_cases(gen):
     yield "eval_inplace", Call(sample((6, 10), gen), sample((7, 10), gen), None, 0.5, False, True)
     # RNG structure: batch elements × rows × features over many output tiles; sigmoid outputs are positive, so
     # nearly every drop is observable.
-    yield "rng_structure", Call(sample((8, 64, 32), gen), sample((256, 32), gen) / 4, sample((256,), gen), 0.5,
+    yield "rng_structure", Call(sample((8, 32, 32), gen), sample((128, 32), gen) / 4, sample((128,), gen), 0.5,
                                 seed=0x2545F4914F6CDD1D)
     x, w = sample((2, 16, 16), gen), sample((64, 16), gen) / 4
     yield from stochastic.family("seed_family", lambda s: Call(x, w, None, 0.5, seed=s), 0x5DEECE66D, gen)
@@ -53,8 +53,8 @@ def random_cases(gen, mode):
                                        sample((129,), gen, mode), 0.8, seed=seed(gen))
     yield "drawn_flags", Call(sample((3, 33, 40), gen, mode), sample((47, 40), gen, mode), sample((47,), gen, mode),
                               stochastic.draw_p(gen), flip(gen), flip(gen), seed=seed(gen))
-    yield "rng_structure", Call(sample((8, 48, 32), gen, mode), sample((320, 32), gen, mode) / 4,
-                                sample((320,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7), True, flip(gen),
+    yield "rng_structure", Call(sample((8, 24, 32), gen, mode), sample((160, 32), gen, mode) / 4,
+                                sample((160,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7), True, flip(gen),
                                 seed=seed(gen))
     if mode == "standard":
         x, w = sample((2, 16, 16), gen, mode), sample((64, 16), gen, mode) / 4

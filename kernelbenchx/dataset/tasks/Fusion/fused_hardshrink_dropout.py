@@ -59,7 +59,7 @@ def fixed_cases(gen):
     yield "inplace_eval_leaves_input", Call(sample((10, 10), gen), 0.3, False, True)
     yield "exact_lambda_values", Call(torch.tensor([-1.0, -0.25, 0.25, 1.0, 0.5, -0.5] * 200), 0.5, seed=10)
     # RNG structure: batch elements × rows × columns spanning many blocks, every drop observable.
-    yield "rng_structure", Call(spread((8, 64, 256), gen), 0.5, lambd=0.25, seed=0x2545F4914F6CDD1D)
+    yield "rng_structure", Call(spread((8, 32, 128), gen), 0.5, lambd=0.25, seed=0x2545F4914F6CDD1D)
     x = spread((4, 16, 32), gen)
     yield from stochastic.family("seed_family", lambda s: Call(x, 0.5, lambd=0.25, seed=s), 0x5DEECE66D, gen)
 
@@ -70,7 +70,7 @@ def random_cases(gen, mode):
     yield "matrix_p_0.1", Call(sample((129, 257), gen, mode), 0.1, True, False, 0.3, seed=seed(gen))
     yield "batch_inplace_p_0.8", Call(sample((4, 31, 127), gen, mode), 0.8, True, True, 0.5, seed=seed(gen))
     p = stochastic.draw_p(gen, 0.3, 0.7)
-    yield "rng_structure", Call(spread((8, 48, 320), gen, mode), p, True, stochastic.flag(gen), 0.2, seed=seed(gen))
+    yield "rng_structure", Call(spread((8, 24, 160), gen, mode), p, True, stochastic.flag(gen), 0.2, seed=seed(gen))
     yield "drawn_flags", Call(sample((33, 65), gen, mode), stochastic.draw_p(gen), stochastic.flag(gen),
                               stochastic.flag(gen), 0.4, seed=seed(gen))
     if mode == "standard":

@@ -50,7 +50,7 @@ def random_cases(gen, mode):
     yield "2048x129_p_half", Call(sample((2048, 129), gen, mode), sample((129,), gen, mode), 0.5, seed=seed(gen))
     yield "4099x64_p_0.1", Call(sample((4099, 64), gen, mode), sample((64,), gen, mode), 0.1, seed=seed(gen))
     yield "1000x257_p_0.8", Call(sample((1000, 257), gen, mode), sample((257,), gen, mode), 0.8, seed=seed(gen))
-    yield "rng_structure", Call(sample((40_000, 32), gen, mode), sample((32,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7),
+    yield "rng_structure", Call(sample((20_000, 16), gen, mode), sample((16,), gen, mode), stochastic.draw_p(gen, 0.3, 0.7),
                                 True, stochastic.flag(gen), seed=seed(gen))
     yield "drawn_flags", Call(sample((777, 33), gen, mode), sample((33,), gen, mode), stochastic.draw_p(gen),
                               stochastic.flag(gen), stochastic.flag(gen), (0, -1)[stochastic.flag(gen)], seed=seed(gen))
