@@ -9,8 +9,13 @@ import hashlib
 import inspect
 import os
 import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kernelbenchx.dataset.task import Task
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,21 +35,31 @@ def kbx_commit() -> str | None:
 
 @lru_cache(maxsize=None)
 def task_set_hash() -> str:
-    """sha256 over every task's id and module source (contract, cases, reference): changes when any task does."""
+    """sha256 over every task's id and source (task_source): changes when any task's contract, cases or
+    reference does."""
     from kernelbenchx.dataset.registry import all_tasks
 
     h = hashlib.sha256()
     for task_id, task in all_tasks().items():
         h.update(task_id.encode())
-        h.update(task_source(task.reference).encode())
+        h.update(task_source(task).encode())
     return h.hexdigest()
 
 
-def task_source(reference: object) -> str:
-    """The source of the module that defines a task (given its reference function)."""
-    return inspect.getsource(inspect.getmodule(reference))
+def task_source(task: Task) -> str:
+    """The task module's source, followed by the source of the module defining its reference when that is
+    another one (a shared helper such as Activation/_half_gelu.py)."""
+    names = [f"kernelbenchx.dataset.tasks.{task.id.replace('/', '.')}", inspect.getmodule(task.reference).__name__]
+    return "".join(module_source(name) for name in dict.fromkeys(names))
 
 
-def task_hash(reference: object) -> str:
-    """sha256 of one task module's source."""
-    return hashlib.sha256(task_source(reference).encode()).hexdigest()
+@lru_cache(maxsize=None)
+def module_source(name: str) -> str:
+    """A module's source, read once per process: every hash a build or a run reports describes the same
+    snapshot, even while the files are being edited."""
+    return inspect.getsource(sys.modules[name])
+
+
+def task_hash(task: Task) -> str:
+    """sha256 of one task's source (task_source)."""
+    return hashlib.sha256(task_source(task).encode()).hexdigest()

@@ -99,6 +99,7 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels
                               "then --kernels-run RUN")
     check_target(out)
     tasks = select_tasks(task_ids)
+    task_set_hash()  # the task sources, read once now: every hash in the build describes this snapshot
     rows = config_rows(tasks, Path(corpus) if corpus else None, Path(kernels_run) if kernels_run else None,
                        configs)
     staging = out.parent / f".{out.name}.building"

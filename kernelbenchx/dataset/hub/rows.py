@@ -46,7 +46,7 @@ def task_row(task: Task) -> dict:
         "custom_check": task.check is not None, "stochastic": is_stochastic(task),
         "reference_source": inspect.getsource(task.reference),
         "deviations": [d.to_json() for d in task.deviations or ()], "in_paper": task.in_paper,
-        "faithful": task.faithful, "task_sha256": task_hash(task.reference),
+        "faithful": task.faithful, "task_sha256": task_hash(task),
     }
 
 
@@ -66,7 +66,7 @@ def case_rows(task: Task) -> list[dict]:
     """The task's stage-1 cases (fixed inputs, strided views included) with the reference's outputs."""
     build = {"device": "cpu", "torch": torch.__version__, "torch_git": torch.version.git_version,
              "cpu_capability": torch.backends.cpu.get_cpu_capability()}
-    rows, digest, stochastic = [], task_hash(task.reference), is_stochastic(task)
+    rows, digest, stochastic = [], task_hash(task), is_stochastic(task)
     for index, (name, call) in enumerate(build_cases(task, None)):
         expected = seeded_reference(task, name, call)
         in_tree, in_tensors, in_layouts = encode(call.to_payload(), "call")
@@ -92,7 +92,7 @@ def solution_rows(tasks: list[Task]) -> list[dict]:
             code = path.read_text(encoding="utf-8")
             rows.append({"task_id": task.id, "path": f"{task.id}.py", "code": code,
                          "code_sha256": hashlib.sha256(code.encode()).hexdigest(),
-                         "task_sha256": task_hash(task.reference)})
+                         "task_sha256": task_hash(task)})
     return rows
 
 
