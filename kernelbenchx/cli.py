@@ -9,6 +9,7 @@ Examples:
     kbx eval submission.jsonl --out results --resume
     kbx tasks show Activation/gelu
     kbx validate results/results.jsonl
+    kbx report results --html report.html
 """
 
 from __future__ import annotations
@@ -127,22 +128,34 @@ def eval_(
 
 @app.command()
 def report(
-    results: Annotated[Path, typer.Argument(help="results folder or results.jsonl")],
+    runs: Annotated[list[Path], typer.Argument(help="results folders (or results.jsonl files); several: compared")],
     task_set: Annotated[str, typer.Option(help="paper, all, faithful or submitted")] = "paper",
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
+    html: Annotated[Optional[Path], typer.Option("--html", help="write the HTML report (plots; several runs, or "
+                                                                "methods/models in one, compared) here")] = None,
 ) -> None:
-    """Print the summary table of a results folder (recomputed from its records)."""
-    from kernelbenchx.evaluator.parent.rundir import read_results
-    from kernelbenchx.evaluator.parent.summary import TASK_SETS, format_table, summarize
+    """Print the summary table of each results folder (recomputed from its records), or write an HTML report.
 
-    if task_set not in TASK_SETS:
-        raise UsageError(f"unknown task set {task_set!r}", hint=f"use one of {', '.join(TASK_SETS)}")
-    path = results / "results.jsonl" if results.is_dir() else results
-    if not path.exists():
-        raise UsageError(f"no results file at {path}")
-    records = read_results(path)
-    summary = summarize(records, task_set, submitted=[r.task_id for r in records if r.task_id])
-    typer.echo(json.dumps(summary, indent=2) if as_json else format_table(summary))
+    Examples: kbx report results/ · kbx report results/ --html report.html ·
+    kbx report run_a/ run_b/ --html compare.html --task-set submitted
+    """
+    from kernelbenchx.evaluator.parent.summary import format_table
+    from kernelbenchx.report.data import run_summaries
+
+    if html is not None:
+        from kernelbenchx.report.html import write_html
+
+        typer.echo(f"report: {write_html(runs, html, task_set)}")
+        return
+    summaries = run_summaries(runs, task_set)
+    if as_json:
+        typer.echo(json.dumps(summaries[0][1] if len(runs) == 1 else {str(run.path): summary for run, summary in
+                                                                      summaries}, indent=2))
+        return
+    for i, (run, summary) in enumerate(summaries):
+        if len(runs) > 1:
+            typer.echo(f"{chr(10) if i else ''}== {run.path}")
+        typer.echo(format_table(summary))
 
 
 @app.command()
