@@ -264,10 +264,23 @@ def test_a_run_of_another_submission_is_refused(run_dir, tmp_path):
                                  "after_code": "y"}) + "\n")
     with pytest.raises(UsageError, match="did not evaluate this corpus"):
         build_dataset(tmp_path / "ds", other, run_dir, ["Math/add"], configs=("kernels",))
-    with pytest.raises(UsageError, match="needs --kernels-run"):
+    with pytest.raises(UsageError, match="need --kernels-run"):
         build_dataset(tmp_path / "ds", other, None, ["Math/add"])
     with pytest.raises(UsageError, match="not a finished kbx run"):
         build_dataset(tmp_path / "ds", None, tmp_path, ["Math/add"], configs=("kernels",))
+
+
+def test_any_run_builds_kernels_with_code_from_its_submission(run_dir, tmp_path, offline):
+    built = build_dataset(tmp_path / "ds", None, run_dir, ["Math/add"], configs=("kernels",),
+                          submission=run_dir.parent / "sub.jsonl")
+    rows = load(built.out_dir, "kernels", "test", offline)
+    assert rows.num_rows == 4 and all(r["code"] for r in rows) and not any(r["corpus_line"] for r in rows)
+    assert rows.filter(lambda r: r["verdict"] == "correct")[0]["code"].startswith(("import", '"""', "#"))
+    bare = build_dataset(tmp_path / "bare", None, run_dir, ["Math/add"], configs=("kernels",))
+    assert bare.rows == {"kernels": {"test": 4}} and "kernels" in bare.manifest["configs"]
+    with pytest.raises(UsageError, match="did not evaluate this submission"):
+        build_dataset(tmp_path / "ds", None, run_dir, ["Math/add"], configs=("kernels",),
+                      submission=ROOT / "examples" / "submission.jsonl")
 
 
 def test_rebuild_leaves_no_stale_files_and_spares_other_folders(tmp_path):

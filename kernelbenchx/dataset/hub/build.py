@@ -64,13 +64,13 @@ def select_tasks(task_ids: list[str] | None) -> list[Task]:
     return sorted({get_task(t).id: get_task(t) for t in task_ids}.values(), key=lambda t: t.id)
 
 
-def config_rows(tasks: list[Task], corpus: Path | None, kernels_run: Path | None,
+def config_rows(tasks: list[Task], corpus: Path | None, kernels_run: Path | None, submission: Path | None,
                 configs: tuple[str, ...]) -> dict[str, dict[str, list[dict]]]:
     """config → split → rows, sorted."""
     out: dict[str, dict[str, list[dict]]] = {}
     ids = {t.id for t in tasks}
     if "kernels" in configs and kernels_run is not None:  # read first: a bad run fails before the long work
-        out["kernels"] = {"test": kernel_rows(kernels_run, corpus)}
+        out["kernels"] = {"test": kernel_rows(kernels_run, corpus, submission)}
     if "tasks" in configs:
         out["tasks"] = {"test": [task_row(t) for t in tasks]}
     if "cases" in configs:
@@ -83,25 +83,20 @@ def config_rows(tasks: list[Task], corpus: Path | None, kernels_run: Path | None
 
 
 def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels_run: str | Path | None = None,
-                  task_ids: list[str] | None = None, configs: tuple[str, ...] = CONFIGS) -> Built:
+                  task_ids: list[str] | None = None, configs: tuple[str, ...] = CONFIGS,
+                  submission: str | Path | None = None) -> Built:
     """Write the dataset folder. `task_ids` builds a subset (tests, previews); `kernels_run` is the --out folder
-    of a kbx eval run (with `corpus`, the run of corpus_submission(corpus)); without it there is no kernels
-    config."""
+    of a kbx eval run: of corpus_submission(corpus) with `corpus`, or of the JSONL `submission` (the kernels'
+    code); without a run there is no kernels config."""
     out = Path(out_dir)
     unknown = set(configs) - set(CONFIGS)
     if unknown:
         raise UsageError(f"unknown configs {sorted(unknown)}", hint=f"configs: {', '.join(CONFIGS)}")
-    if corpus is not None:
-        read_corpus(Path(corpus))  # a malformed corpus is reported by file and line first
-    if corpus is not None and kernels_run is None:
-        raise UsageError("--corpus needs --kernels-run: the kernels config holds kbx's verdicts, not upstream's",
-                         hint="kbx dataset corpus-submission CORPUS sub.jsonl && kbx eval sub.jsonl --out RUN, "
-                              "then --kernels-run RUN")
+    check_sources(corpus, kernels_run, submission)
     check_target(out)
     tasks = select_tasks(task_ids)
     task_set_hash()  # the task sources, read once now: every hash in the build describes this snapshot
-    rows = config_rows(tasks, Path(corpus) if corpus else None, Path(kernels_run) if kernels_run else None,
-                       configs)
+    rows = config_rows(tasks, *(Path(p) if p else None for p in (corpus, kernels_run, submission)), configs)
     staging = out.parent / f".{out.name}.building"
     shutil.rmtree(staging, ignore_errors=True)
     for config, splits in rows.items():
@@ -116,6 +111,19 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels
         shutil.rmtree(out)
     staging.rename(out)
     return Built(out, counts, manifest)
+
+
+def check_sources(corpus: str | Path | None, kernels_run: str | Path | None,
+                  submission: str | Path | None) -> None:
+    """The kernels sources make sense together; a malformed corpus is reported by file and line first."""
+    if corpus is not None:
+        read_corpus(Path(corpus))
+    if corpus is not None and submission is not None:
+        raise UsageError("give --corpus or --submission, not both: the corpus defines the run's submission")
+    if (corpus is not None or submission is not None) and kernels_run is None:
+        raise UsageError("--corpus and --submission need --kernels-run: the kernels config holds kbx's verdicts",
+                         hint="kbx dataset corpus-submission CORPUS sub.jsonl && kbx eval sub.jsonl --out RUN, "
+                              "then --kernels-run RUN")
 
 
 def check_target(out: Path) -> None:

@@ -82,23 +82,53 @@ def read_run(run_dir: Path) -> tuple[dict, list[dict]]:
     return run, records
 
 
-def kernel_rows(run_dir: str | Path, corpus: str | Path | None = None, codes: dict[int, str] | None = None
+def kernel_rows(run_dir: str | Path, corpus: str | Path | None = None, submission: str | Path | None = None
                 ) -> list[dict]:
-    """One row per record of the run, sorted by submission line. With `corpus` the run must have evaluated
-    corpus_submission(corpus) (checked by hash), and rows gain the corpus provenance."""
+    """One row per record of the run, sorted by submission line. The code comes from `corpus` (the run must have
+    evaluated corpus_submission(corpus); rows gain the corpus provenance) or from the JSONL `submission` the run
+    evaluated (both checked by hash); with neither, `code` is null (a run keeps only code hashes)."""
     run, records = read_run(Path(run_dir))
     corpus_records = read_corpus(Path(corpus)) if corpus is not None else None
     if corpus_records is not None:
-        text = submission_text(corpus_records, model_of(records))
-        if hashlib.sha256(text.encode()).hexdigest() != run["submission_sha256"]:
-            raise UsageError(f"the run in {run_dir} did not evaluate this corpus's submission",
-                             hint="evaluate `kbx dataset corpus-submission CORPUS sub.jsonl` with kbx eval first")
-        codes = {i + 1: line["code"] for i, line in enumerate(submission_lines(corpus_records, model_of(records)))}
-    rows = [kernel_row(record, run, codes or {}) for record in records]
+        text = submission_text(corpus_records, model_of(records)).encode()
+    elif submission is not None:
+        text = read_bytes(Path(submission))
+    else:
+        text = None
+    if text is not None and hashlib.sha256(text).hexdigest() != run["submission_sha256"]:
+        raise UsageError(f"the run in {run_dir} did not evaluate this {'corpus' if corpus else 'submission'}",
+                         hint="evaluate `kbx dataset corpus-submission CORPUS sub.jsonl` with kbx eval first"
+                         if corpus else "give the submission file the run's run.json hashes")
+    codes = line_codes(text) if text is not None else {}
+    rows = [kernel_row(record, run, codes) for record in records]
     if corpus_records is not None:
         for row in rows:
             row.update(upstream_columns(corpus_records, row["submission_line"]))
+    else:
+        for row in rows:
+            row.update(dict.fromkeys(UPSTREAM_COLUMNS))
     return sorted(rows, key=lambda r: (r["submission_line"] or 0, r["key"]))
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"cannot read submission {path}: {exc.strerror or exc}") from None
+
+
+def line_codes(text: bytes) -> dict[int, str]:
+    """Submission line number → its code as submitted (kbx's or upstream's key), for lines that have one."""
+    codes = {}
+    for number, line in enumerate(text.split(b"\n"), start=1):
+        try:
+            obj = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            continue
+        code = obj.get("code", obj.get("predict")) if isinstance(obj, dict) else None
+        if isinstance(code, str):
+            codes[number] = code
+    return codes
 
 
 def model_of(records: list[dict]) -> str | None:
