@@ -264,6 +264,8 @@ def dataset_build(
     out_dir: Annotated[Path, typer.Argument(help="folder to write (replaced whole if it holds an earlier build)")],
     kernels_run: Annotated[Optional[Path], typer.Option(help="a kbx eval --out folder: the kernels config")] = None,
     corpus: Annotated[Optional[Path], typer.Option(help="upstream corpus the run evaluated (adds upstream_*)")] = None,
+    submission: Annotated[Optional[Path], typer.Option(help="or: the JSONL the run evaluated (the kernels' code)")
+                          ] = None,
     tasks: Annotated[Optional[str], typer.Option(help="comma-separated task ids [default: all]")] = None,
     configs: Annotated[str, typer.Option(help="comma-separated configs")] = "tasks,cases,kernels,golden,solutions",
 ) -> None:
@@ -274,7 +276,8 @@ def dataset_build(
     """
     from kernelbenchx.dataset.hub import build_dataset
 
-    built = build_dataset(out_dir, corpus, kernels_run, list(split(tasks)) if tasks else None, split(configs))
+    built = build_dataset(out_dir, corpus, kernels_run, list(split(tasks)) if tasks else None, split(configs),
+                          submission)
     for config, splits in built.rows.items():
         typer.echo(f"{config}: " + ", ".join(f"{s} {n} rows" for s, n in splits.items()))
     typer.echo(f"task set {built.manifest['task_set_sha256'][:16]}… → {out_dir}")
