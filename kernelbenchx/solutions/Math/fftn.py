@@ -137,7 +137,7 @@ def _pack(src, src_complex, src_strides, extents, shape, dst):
     sizes = [1] * pad + list(shape)
     ext = [1] * pad + list(extents)
     strides = [0] * pad + list(src_strides)
-    BLOCK = 4096
+    BLOCK = 4096 if dst.is_cuda else 65536
     _pack_kernel[(triton.cdiv(n, BLOCK),)](src, dst, n, *sizes[1:], *ext, *strides, SRC_COMPLEX=src_complex,
                                            BLOCK=BLOCK)
 
@@ -150,7 +150,8 @@ def _fft_rows(src, src_complex, dst, rows, L, scale):
         last = i == len(radices) - 1
         out = dst if last else torch.empty(rows * L * 2, dtype=torch.float32, device=dst.device)
         BK = max(16, min(triton.next_power_of_2(R), 64))
-        BJ = max(32, 4096 // BK)  # [BK, BJ] accumulator tiles of 4096 values
+        # [BK, BJ] accumulator tiles of 4096 values; the CPU interpreter pays per operation, not per element
+        BJ = max(32, 4096 // BK) if dst.is_cuda else 1024
         G = rows * (L // R)
         grid = (triton.cdiv(G, BJ), triton.cdiv(R, BK))
         _stockham_kernel[grid](cur, out, G, L, R, Ns, scale if last else 1.0, X_COMPLEX=cur_complex, BK=BK, BN=BK,

@@ -146,7 +146,8 @@ def zeta(input: torch.Tensor, other) -> torch.Tensor:
     dims = [1] * (MAX_DIMS - len(shape)) + list(shape)
     xs = [0] * MAX_DIMS if flat else _padded(x, shape)
     qs = [0] * MAX_DIMS if (flat or q_scalar) else _padded(q, shape)
-    BLOCK = 256
+    # the CPU interpreter pays per operation, not per element: large blocks there
+    BLOCK = 1024 if x.is_cuda else 16384
     _zeta_kernel[(triton.cdiv(n, BLOCK),)](x, q, out, n, float(other) if q_scalar else 0.0, dims[1], dims[2],
-                                          dims[3], *xs, *qs, FLAT=flat, Q_SCALAR=q_scalar, BLOCK=BLOCK, num_warps=4)
+                                          dims[3], *xs, *qs, FLAT=flat, Q_SCALAR=q_scalar, BLOCK=BLOCK, num_warps=8)
     return out
