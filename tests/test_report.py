@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kernelbenchx.cli import app
-from kernelbenchx.evaluator.measure.roofline import PEAKS
+from kernelbenchx.evaluator.measure.roofline import PEAKS, target_for
 from kernelbenchx.evaluator.parent.rundir import read_results
 from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
 from kernelbenchx.evaluator.parent.summary import FAST_P
@@ -141,12 +141,13 @@ def test_gpu_run_report_plots_curves_categories_and_roofline(tmp_path):
     page = Page(text)
     records = read_results(GPU_RUN)
     assert page.sections == list(SECTIONS)
-    assert page.figures == ["fig-fast-p", "fig-categories", "fig-roofline"] and page.svgs == 3
+    assert {"fig-fast-p", "fig-categories", "fig-roofline"} <= set(page.figures) and page.svgs == len(page.figures)
     assert "Not measured" not in text
-    assert PEAKS["h200"].name in section_text(text, "roofline")
+    gpu = records[0].environment["gpu"]
+    assert PEAKS[target_for(gpu)].name in section_text(text, "roofline")
     assert page.task_rows == len(records) and sorted(page.links) == sorted(page.records)
     assert {r["candidate"]["task_id"] for r in page.records.values()} == {r.task_id for r in records}
-    assert "NVIDIA H200" in section_text(text, "environment") and "seccomp" in section_text(text, "environment")
+    assert gpu in section_text(text, "environment") and "seccomp" in section_text(text, "environment")
 
 
 def test_fast_p_curve_agrees_with_the_summary_at_its_thresholds():
@@ -162,9 +163,10 @@ def test_two_runs_compare_side_by_side(tmp_path):
     copy = tmp_path / "gpu_run"
     shutil.copytree(GPU_RUN, copy)
     series = load_series([GPU_RUN, copy], "submitted")
-    assert [s.label for s in series] == ["gpu_run", "gpu_run (2)"]
-    result = compare(*series)
-    assert result.changes == [] and result.same == 2
+    half = len(series) // 2  # the fixture's own series (one, or one per method/model), then the copy's
+    assert series[0].label.startswith("gpu_run") and series[half].label.startswith("gpu_run (2)")
+    result = compare(series[0], series[half])
+    assert result.changes == [] and result.same == len(series[0].summary["tasks"])
     assert result.ratios and all(math.isclose(r.ratio, 1.0) for r in result.ratios)
     page = Page(render_html(series))
     assert "fig-ratio-1" in page.figures and "fig-analysis-fast_1" in page.figures
@@ -263,7 +265,8 @@ def test_figures_render_in_headless_chromium(tmp_path):
     write_html([GPU_RUN, copy], page, "submitted")
     text = page.read_text()
     figures = Page(text).figures
-    assert len(figures) == 6  # fast_p, categories, roofline, ratios, analysis of correct and of fast_1
+    assert {"fig-fast-p", "fig-categories", "fig-roofline", "fig-ratio-1", "fig-analysis-correct",
+            "fig-analysis-fast_1"} <= set(figures)
     marked = tmp_path / "marked.html"
     marked.write_text(text.replace("</head>", MARKER_CSS, 1))
     layout = screenshot(marked, tmp_path / "marked.png", tmp_path / "profile")
