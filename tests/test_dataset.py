@@ -25,7 +25,7 @@ from kernelbenchx.dataset.cases import build_cases
 from kernelbenchx.dataset.hub import build_dataset, corpus_submission, download_dataset, push_dataset
 from kernelbenchx.dataset.hub.publish import HubRefused, HubUnreachable
 from kernelbenchx.dataset.hub.rows import seeded_reference
-from kernelbenchx.dataset.hub.tensors import decode
+from kernelbenchx.dataset.hub.tensors import decode, encode
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.errors import KbxError, UsageError
 from kernelbenchx.evaluator.measure.environment import fingerprint
@@ -33,9 +33,10 @@ from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
 from kernelbenchx.evaluator.parent.submission import InputProblem, read_submission
 from tests.conftest import ROOT
 
-# bf16 outputs, complex128 outputs, an unseeded sampler, a seeded RNG task, strided views, a simple task
-TASKS = ["Activation/gelu_bf16", "LinearAlgebra/eig", "Math/bitwise_and_binomial", "Math/add", "Random/rand",
-         "Reduce/sum"]
+# bf16 outputs, complex128 outputs, 0-d outputs viewing torch's scratch memory, an unseeded sampler, a seeded RNG
+# task, strided views, a simple task
+TASKS = ["Activation/gelu_bf16", "LinearAlgebra/eig", "Loss/mse_loss", "Math/bitwise_and_binomial", "Math/add",
+         "Random/rand", "Reduce/sum"]
 CONFIGS = {"tasks": ["test"], "cases": ["test"], "kernels": ["test"], "golden": ["h100"], "solutions": ["test"]}
 
 
@@ -154,6 +155,16 @@ def test_cases_decode_to_the_evaluators_inputs_and_reference_outputs(built, offl
                for r in cases)
     assert {"bfloat16", "complex128"} <= {d for r in cases for d in r["expected_dtypes"]}
     assert all(r["stochastic"] for r in cases if r["task_id"] in ("Math/bitwise_and_binomial", "Random/rand"))
+
+
+def test_outputs_are_stored_by_value_inputs_with_their_storage():
+    scratch = torch.arange(17.0)
+    output = scratch[3:4].view(())  # a 0-d result viewing a larger buffer, as some torch losses return
+    _, stored, layouts = encode((output,), "output", views=False)
+    assert list(stored) == ["output.0"] and stored["output.0"].item() == 3.0 and layouts[0]["storage"] is None
+    _, stored, layouts = encode({"x": output}, "call")
+    assert sorted(stored) == ["call.x", "call.x#storage"] and layouts[0]["storage_offset"] == 3
+    assert torch.equal(stored["call.x#storage"], scratch)
 
 
 def tensors(value):
@@ -308,7 +319,7 @@ def test_card_renders_configs_citation_and_columns(built):
     text = card.text
     for needle in ("arXiv:2502.10517", "arXiv:2605.04956", "KernelBench: Can LLMs Write Efficient GPU Kernels?",
                    "KernelBench-X: A Comprehensive Benchmark", "as_strided", "revision=", "`upstream_speedup`",
-                   built[0].manifest["task_set_sha256"], "kernelbenchx 0.", "subset of 6 tasks"):
+                   built[0].manifest["task_set_sha256"], "kernelbenchx 0.", "subset of 7 tasks"):
         assert needle in text, needle
     for config in CONFIGS:
         assert f"### `{config}`" in text

@@ -123,6 +123,7 @@ as `{"dtype": "float32"}` and non-finite floats as `{"float": "inf"}`. The `*_la
   poison padding included. The exact view is `as_strided(storage, shape, strides, storage_offset)` (strides and
   offset in elements); in numpy, `np.lib.stride_tricks.as_strided(storage[offset:], shape,
   [s * storage.itemsize for s in strides])`; in torch, `storage.as_strided(shape, strides, offset)`.
+  Expected outputs are stored by value only (they are compared by value; a kernel may return any layout).
 - `stored: "real_pairs"` (complex128, which safetensors lacks): the entry is float64 with a last dimension of 2
   (real, imaginary).
 - bfloat16 entries (`BF16`) have no numpy dtype: read their 16-bit words and shift them into the high half of a

@@ -56,7 +56,7 @@ COLUMNS: dict[str, list[tuple[str, object, str]]] = {
         ("has_views", B, "some input is a non-contiguous or offset view (rebuild it from its storage)"),
         ("expected", BIN, "safetensors bytes: the reference's output (and final values of in-place inputs)"),
         ("expected_structure", S, "JSON: the output's structure, tensors as `{\"tensor\": key}`"),
-        ("expected_layouts", S, "JSON list per output tensor (as `input_layouts`)"),
+        ("expected_layouts", S, "JSON list per output tensor (as `input_layouts`; values only, no storage)"),
         ("expected_dtypes", List(S), "dtype of each output tensor"),
         ("expected_shapes", List(List(I)), "shape of each output tensor"),
         ("stochastic", B, "the reference samples: compare with the task's contract (its check), never bitwise"),

@@ -37,8 +37,10 @@ def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def encode(value: Any, root: str) -> tuple[dict, dict[str, torch.Tensor], list[dict]]:
-    """(structure, tensors, layouts) for `value`; tensor keys start with `root`."""
+def encode(value: Any, root: str, views: bool = True) -> tuple[dict, dict[str, torch.Tensor], list[dict]]:
+    """(structure, tensors, layouts) for `value`; tensor keys start with `root`. With `views` False (outputs,
+    which are compared by value) tensors are stored by value only: an output's storage beyond its elements can
+    be uninitialized memory (torch returns some 0-d results as views into a scratch buffer)."""
     tensors: dict[str, torch.Tensor] = {}
     layouts: list[dict] = []
     storages: dict[int, str] = {}  # storage address → first key stored over it (aliased arguments)
@@ -46,7 +48,7 @@ def encode(value: Any, root: str) -> tuple[dict, dict[str, torch.Tensor], list[d
     def walk(v: Any, path: str) -> Any:
         if isinstance(v, torch.Tensor):
             v = v.detach().cpu()
-            layout = add_tensor(v, path, tensors)
+            layout = add_tensor(v, path, tensors, views)
             layout["shares_storage_with"] = storages.setdefault(v.untyped_storage().data_ptr(), path)
             if layout["shares_storage_with"] == path:
                 layout["shares_storage_with"] = None
@@ -69,7 +71,7 @@ def encode(value: Any, root: str) -> tuple[dict, dict[str, torch.Tensor], list[d
     return walk(value, root), tensors, layouts
 
 
-def add_tensor(t: torch.Tensor, key: str, tensors: dict[str, torch.Tensor]) -> dict:
+def add_tensor(t: torch.Tensor, key: str, tensors: dict[str, torch.Tensor], views: bool = True) -> dict:
     stored = "native"
     if t.dtype == torch.complex128:
         stored = "real_pairs"
@@ -78,7 +80,7 @@ def add_tensor(t: torch.Tensor, key: str, tensors: dict[str, torch.Tensor]) -> d
     tensors[key] = as_stored(t.contiguous().clone(), stored)  # own memory: safetensors refuses shared tensors
     storage = t.untyped_storage()
     plain = t.is_contiguous() and t.storage_offset() == 0 and storage.nbytes() == t.numel() * t.element_size()
-    if not plain:
+    if views and not plain:
         whole = torch.empty(0, dtype=t.dtype).set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
         tensors[key + STORAGE] = as_stored(whole.clone(), stored)
         layout.update(strides=list(t.stride()), storage_offset=t.storage_offset(), storage=key + STORAGE)
