@@ -86,8 +86,14 @@ def built(corpus, run_dir, tmp_path_factory):
 
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
+    """No Hub: the variables for child processes, and the flags the libraries read from them at import."""
+    import huggingface_hub.constants
+
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_DATASETS_OFFLINE", True)
     return tmp_path / "cache"
 
 

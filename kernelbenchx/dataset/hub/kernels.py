@@ -53,7 +53,8 @@ def submission_lines(records: list[dict], model: str | None = None) -> list[dict
     for index, record in enumerate(records):
         for side_index, (side, round_key) in enumerate(zip(SIDES, ("from_round", "to_round"))):
             lines.append({"task_id": record["task_id"], "code": record[f"{side}_code"], "method": METHOD,
-                          "model": model, "round": round_number(record[round_key]), "sample_id": 2 * index + side_index})
+                          "model": model, "round": round_number(record[round_key]),
+                          "sample_id": 2 * index + side_index})
     return lines
 
 
