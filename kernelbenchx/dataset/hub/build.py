@@ -102,7 +102,7 @@ def build_dataset(out_dir: str | Path, corpus: str | Path | None = None, kernels
     for config, splits in rows.items():
         for split, split_rows in splits.items():
             write_parquet(split_rows, config, staging / shard_path(config, split))
-    manifest = make_manifest(staging, tasks, rows, corpus, kernels_run)
+    manifest = make_manifest(tasks, rows, corpus, kernels_run)
     counts = {c: {s: len(r) for s, r in splits.items()} for c, splits in rows.items()}
     (staging / "README.md").write_text(render_card(manifest, counts), encoding="utf-8")
     manifest["files"] = file_hashes(staging)
@@ -140,7 +140,7 @@ def file_hashes(folder: Path) -> dict[str, str]:
             for p in files if not p.relative_to(folder).parts[0].startswith(".")}
 
 
-def make_manifest(folder: Path, tasks: list[Task], rows: dict, corpus: Path | str | None,
+def make_manifest(tasks: list[Task], rows: dict, corpus: Path | str | None,
                   kernels_run: Path | str | None) -> dict:
     complete = len(tasks) == len(all_tasks())
     manifest = {
