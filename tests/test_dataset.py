@@ -437,3 +437,17 @@ def test_upstream_corpus_submission(shared_upstream, tmp_path):
     again = tmp_path / "again.jsonl"
     corpus_submission(shared_upstream / "all_records.jsonl", again)
     assert again.read_bytes() == sub.read_bytes()
+
+
+def test_cli_build_and_corpus_submission(corpus, tmp_path):
+    runner = CliRunner()
+    built = runner.invoke(app, ["dataset", "build", str(tmp_path / "ds"), "--tasks", "Math/add,Reduce/sum",
+                                "--configs", "tasks,golden"], env={"COLUMNS": "200"})
+    assert built.exit_code == 0, built.output
+    assert "tasks: test 2 rows" in built.output and "golden: h100" in built.output
+    assert json.loads((tmp_path / "ds" / "MANIFEST.json").read_text())["task_ids"] == ["Math/add", "Reduce/sum"]
+    unknown = runner.invoke(app, ["dataset", "build", str(tmp_path / "ds"), "--tasks", "Math/ad"])
+    assert unknown.exit_code == 2 and "did you mean Math/add" in unknown.output
+    sub = runner.invoke(app, ["dataset", "corpus-submission", str(corpus), str(tmp_path / "sub.jsonl")])
+    assert sub.exit_code == 0 and "4 candidates" in sub.output
+    assert [json.loads(line)["sample_id"] for line in (tmp_path / "sub.jsonl").read_text().splitlines()] == [0, 1, 2, 3]
