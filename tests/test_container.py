@@ -126,16 +126,19 @@ def test_build_context_holds_what_the_dockerfile_copies(tmp_path):
     assert not list(tmp_path.rglob("__pycache__")) and not (tmp_path / ".venv").exists()
 
 
-def test_local_wheel_or_its_index(tmp_path):
-    missing = plan_build("cpu", wheels=None) if not os.environ.get("PIP_FIND_LINKS") else None
-    if missing is not None and missing.wheel is None:
-        assert missing.args["TORCH_INDEX"] == TARGETS["cpu"].torch_index
+def test_local_wheel_or_its_index(tmp_path, monkeypatch):
+    monkeypatch.delenv("KBX_WHEELS", raising=False)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    fetched = plan_build("cpu")
+    assert fetched.wheel is None and fetched.args["TORCH_INDEX"] == TARGETS["cpu"].torch_index
     with pytest.raises(ImageError, match="is not in"):
         plan_build("cpu", wheels=tmp_path)
     (tmp_path / TARGETS["cpu"].local_wheel).write_bytes(b"wheel")
     plan = plan_build("cpu", wheels=tmp_path)
     assert plan.wheel == tmp_path / TARGETS["cpu"].local_wheel and "TORCH_INDEX" not in plan.args
-    assert "TORCH_INDEX" not in plan_build("h100").args
+    monkeypatch.setenv("PIP_FIND_LINKS", f"/nonexistent {tmp_path}")
+    assert plan_build("cpu").wheel == plan.wheel
+    assert "TORCH_INDEX" not in plan_build("h100").args  # PyPI's torch is the h100 build
 
 
 def test_unknown_target_is_a_user_error():
@@ -285,6 +288,24 @@ def test_eval_in_image_records_the_image(tmp_path):
     env = json.loads((done.out_dir / "results.jsonl").read_text().splitlines()[0])["environment"]
     assert env["image_id"] == done.image_id and env["target"] == "cpu" and env["torch"] == TARGETS["cpu"].torch
     assert (done.out_dir / "results.jsonl").stat().st_uid == os.getuid()
+
+
+def test_image_labels_match_the_checkout_and_no_ca_is_inside():
+    tag = engine_image()
+    from kernelbenchx.image.build import find_ca
+    from kernelbenchx.image.engine import client
+
+    engine = client()
+    image = engine.images.get(tag)
+    plan = plan_build(image.labels[LABELS["TARGET"]])
+    for key in ("KBX_VERSION", "TASK_SET_SHA256", "GOLDEN_SHA256", "LOCK_SHA256", "TORCH_BUILD", "TRITON_BUILD"):
+        assert image.labels[LABELS[key]] == plan.args[key], key
+    probe = "import os; print(os.path.exists('/run/secrets/ca'), os.listdir('/run') if os.path.isdir('/run') else [])"
+    out = engine.containers.run(tag, entrypoint=["python", "-c", probe], network_mode="none", remove=True)
+    assert out.decode().split()[0] == "False"
+    history = json.dumps(image.history())
+    ca = find_ca(None)
+    assert "CERTIFICATE" not in history and (ca is None or str(ca) not in history)
 
 
 def test_image_refuses_an_unwritable_results_folder(open_dir):

@@ -123,6 +123,15 @@ def check_facts(env: Mapping[str, str], lock: Path = Path(sys.prefix, "lock.txt"
     return problems
 
 
+def say_missing_layers() -> None:
+    """Containers usually lack a layer (Docker's default seccomp profile refuses user namespaces): say which,
+    once, before the run (every record says it too). The probe is cached: the run reuses it."""
+    from kernelbenchx.evaluator.isolation import probe
+
+    for layer, why in probe(True).missing.items():
+        print(f"kbx-eval: isolation layer {layer} is missing here: {why}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--check-facts"]:
@@ -139,6 +148,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             sys.exit(USAGE)
         if not any(a == "--out" or a.startswith("--out=") for a in args):
             args += ["--out", str(DEFAULT_OUT)]
+        say_missing_layers()
     from kernelbenchx.cli import app
 
     app(["eval", *args], prog_name="kbx")
