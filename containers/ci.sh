@@ -29,7 +29,11 @@ trap 'containers/dockerd.sh stop' EXIT
 stamp "base image"
 base=$(containers/base.sh)
 stamp "kbx-eval:cpu on $base"
-"$kbx" image build --target cpu --base "$base"
+# This project's machines keep the CPU torch wheel in /opt/wheels (pip finds it through PIP_FIND_LINKS) and
+# reach PyPI through an HTTPS-intercepting proxy whose CA is in the system bundle.
+[ -d /opt/wheels ] && export KBX_WHEELS=${KBX_WHEELS:-/opt/wheels}
+ca=${PIP_CERT:-/etc/ssl/certs/ca-certificates.crt}
+"$kbx" image build --target cpu --base "$base" $([ -f "$ca" ] && echo --ca-file "$ca")
 docker image ls kbx-eval:cpu
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/kbx-ci-containers.XXXXXX")
