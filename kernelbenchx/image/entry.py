@@ -21,9 +21,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from kernelbenchx.errors import USAGE
+from kernelbenchx.image.targets import DEFAULT_OUT, WORK
 
-WORK = Path("/work")
-DEFAULT_OUT = WORK / "results"
 RUN = ('docker run --rm --init --network none --user "$(id -u):$(id -g)" -v "$PWD:/work" kbx-eval:{target} '
        '/work/submission.jsonl')
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from kernelbenchx.errors import INTERRUPTED, SubmissionError, UsageError
 from kernelbenchx.evaluator.parent.context import RunConfig
 from kernelbenchx.image import ImageError, engine
-from kernelbenchx.image.entry import DEFAULT_OUT, WORK
+from kernelbenchx.image.targets import DEFAULT_OUT, WORK
 from kernelbenchx.image.targets import LABELS, get_target
 
 IN = WORK / "in"

@@ -18,6 +18,8 @@ from kernelbenchx.image import ImageError
 ROOT = Path(__file__).resolve().parents[2]  # the source checkout (pyproject.toml, containers/) when there is one
 GOLDEN_DIR = Path(__file__).resolve().parents[1] / "golden"
 LABEL_PREFIX = "io.kernelbenchx"
+WORK = Path("/work")  # inside the container: the submission is mounted under it, read-only
+DEFAULT_OUT = WORK / "results"
 
 
 @dataclass(frozen=True)
