@@ -12,6 +12,27 @@ def reference(input: torch.Tensor, other) -> torch.Tensor:
     return torch.special.zeta(input, other)
 
 
+CANCEL_TEXT = ("B = 1e-5 + Σ_{k=0..5, q<0} 2·2⁻²⁴·(|x·log2|q+k|| + 8)·|q+k|^−x: 1e-5, plus, for a negative q, "
+               "float32 rounding of each of the first direct terms, which cancel when x is odd")
+
+
+def error_bound(call: Call) -> torch.Tensor:
+    """Per element: 1e-5, plus for q < 0 the float32 error of the first direct terms. With x integral and q
+    just off a half-integer, terms ±|q+k|^−x as large as 1e18 cancel to a result near 0, so a fixed atol
+    would reject any correct float32 kernel by chance (1.2e-3 relative was seen on a −0.043 result)."""
+    x, q = call.args
+    x = x.double()
+    q = torch.as_tensor(q, dtype=torch.float64)
+    x, q = torch.broadcast_tensors(x, q)
+    bound = torch.full_like(x, 1e-5)
+    neg = (q < 0) & torch.isfinite(x)
+    for k in range(6):
+        a = (q + k).abs().clamp_min(1e-30)
+        term = 2.0 * 2.0 ** -24 * ((x * a.log2()).abs() + 8.0) * a.pow(-x)
+        bound = bound + torch.where(neg & torch.isfinite(term), term, torch.zeros_like(term))
+    return bound.float()
+
+
 def exponents(shape, gen, mode="standard"):
     return sample(shape, gen, mode).abs() + 1.1
 
@@ -71,15 +92,17 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(dtypes="input float32; other float32 tensor (broadcastable) or Python float; output float32, "
                              "broadcast shape",
-                      tolerance=Tolerance(rtol=5e-5, atol=1e-5),
+                      tolerance=Tolerance(rtol=5e-5, atol=1.0, scale="bound"),
+                      bound=CANCEL_TEXT,
                       notes="rtol is 5e-5, not 1e-5, to leave room for float32 special-function error on both "
                             "sides: the reference is torch's float32 zeta (within 5e-7 of float64), and a careful "
                             "float32 Triton version (nine direct terms, then the Euler–Maclaurin tail; powers as "
                             "exp2(e·log2 a), whose error grows with |e·log2 a|) was measured within 1.5e-7 of it "
                             "on an H100, and within 1e-5 by error analysis for x up to 60."),
+    error_bound=error_bound,
     flops=elementwise_flops(80),
     deviations=(
-        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "rtol 5e-5, atol 1e-5",
+        Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "rtol 5e-5, atol B (1e-5, plus a cancellation term for q < 0)",
                   "both sides are float32 evaluations of a series of powers a^−x: each power's argument x·log2 a "
                   "is rounded to float32, a relative error of up to |x·log2 a|·2⁻²⁴ (5e-6 at |x·log2 a| = 126), "
                   "which 1e-5 does not leave room for on both sides"),
