@@ -19,17 +19,9 @@ import torch
 
 from kernelbenchx.dataset.contract import LAYOUT_KINDS
 from kernelbenchx.dataset.task import Call, iter_tensors
-from kernelbenchx.dataset.views import copy_view, transfer  # noqa: F401  (re-exported)
+from kernelbenchx.dataset.views import copy_view, poison_value, transfer  # noqa: F401  (re-exported)
 
 MAX_BASE_ELEMENTS = 1 << 16  # stage-1 layout cases stay small: the CPU interpreter runs them too
-
-
-def poison_value(dtype: torch.dtype) -> Any:
-    if dtype.is_floating_point or dtype.is_complex:
-        return float("nan")
-    if dtype == torch.bool:
-        return True
-    return torch.iinfo(dtype).max // 2 + 7  # out of range for any index tensor of a test case
 
 
 def transposed(t: torch.Tensor) -> torch.Tensor | None:

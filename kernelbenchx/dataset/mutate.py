@@ -182,7 +182,7 @@ def killed_by(task_id: str, source: str) -> str | None:
     """The first case the mutant fails (None when it passes every case). Runs in the forked child."""
     os.environ["TRITON_INTERPRET"] = "1"
     from kernelbenchx.dataset.cases import build_cases, run_reference
-    from kernelbenchx.dataset.views import copy_view
+    from kernelbenchx.dataset.views import call_guarded
     from kernelbenchx.dataset.registry import get_task
 
     task = get_task(task_id)
@@ -194,10 +194,9 @@ def killed_by(task_id: str, source: str) -> str | None:
         return f"import: {type(exc).__name__}"
     for name, call in build_cases(task, None) + build_cases(task, SEED):
         expected = run_reference(task, call)
-        mine = call.map(copy_view)  # the layout the case was built with, as the evaluator delivers it
         try:
-            out = task.contract.compared_outputs(mine, mine.invoke(entry))
-            reason = task.judge(call, out, expected)
+            mine, out, overrun = call_guarded(call, entry)
+            reason = task.judge(call, task.contract.compared_outputs(mine, out), expected) or overrun
         except Exception as exc:  # a crash on an allowed input is a kill
             return f"{name}: {type(exc).__name__}"
         if reason:

@@ -1,9 +1,63 @@
 """Tensors moved or copied with their layout: the same sizes, strides and storage offset (Tensor.to and
-Tensor.clone make non-dense views contiguous, which would hide a kernel's layout bugs)."""
+Tensor.clone make non-dense views contiguous, which would hide a kernel's layout bugs).
+
+Every copy also gets a guard band: its storage runs GUARD_BYTES past the original's end, filled with a poison
+value (NaN, or an out-of-range integer). A kernel that reads past a tensor's end (a load without its mask, a
+bound off by one) picks up poison and produces a wrong output on every device, instead of reading whatever
+memory happened to follow; `guard_intact` tells whether a kernel wrote past the end. Tensors the code under
+test allocates itself (outputs, scratch buffers) get the same band when allocated under `GuardedAllocations`.
+"""
 
 from __future__ import annotations
 
+import importlib.util
+import os
+import sys
+from typing import Any
+
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+GUARD_BYTES = 16384  # more than the widest block of loads a kernel issues past a tensor's end
+
+
+def poison_value(dtype: torch.dtype) -> Any:
+    """A value no test case holds: NaN for floating tensors, an out-of-range index for integers."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return float("nan")
+    if dtype == torch.bool:
+        return True
+    return torch.iinfo(dtype).max // 2 + 7
+
+
+def guard_elements(dtype: torch.dtype) -> int:
+    return -(-GUARD_BYTES // torch.empty(0, dtype=dtype).element_size())
+
+
+def flat_storage(t: torch.Tensor) -> torch.Tensor:
+    """The tensor's whole storage as a 1-D tensor of its dtype."""
+    storage = t.untyped_storage()
+    whole = torch.empty(0, dtype=t.dtype, device=t.device)
+    return whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
+
+
+def guarded_copy(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
+    """A copy of `t` on `device` with its sizes, strides and storage offset, followed by the guard band."""
+    whole = flat_storage(t)
+    guard = guard_elements(t.dtype)
+    big = torch.empty(whole.numel() + guard, dtype=t.dtype, device=device)
+    big[:whole.numel()].copy_(whole)
+    big[whole.numel():].fill_(poison_value(t.dtype))
+    return big.as_strided(t.size(), t.stride(), t.storage_offset())
+
+
+def guard_intact(t: torch.Tensor) -> bool:
+    """Whether the guard band of a `guarded_copy` still holds poison everywhere."""
+    whole = flat_storage(t)
+    tail = whole[whole.numel() - guard_elements(t.dtype):]
+    if tail.is_floating_point() or tail.is_complex():
+        return bool(torch.isnan(tail).all())
+    return bool((tail == poison_value(t.dtype)).all())
 
 
 def transfer(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
@@ -11,18 +65,66 @@ def transfer(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     device = torch.device(device)
     if t.device == device or (device.index is None and t.device.type == device.type):
         return t
-    storage = t.untyped_storage()
-    if t.is_contiguous() and t.storage_offset() == 0 and storage.nbytes() == t.numel() * t.element_size():
-        return t.to(device)
-    whole = torch.empty(0, dtype=t.dtype, device=t.device)
-    whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
-    return whole.to(device).as_strided(t.size(), t.stride(), t.storage_offset())
+    return guarded_copy(t, device)
 
 
 def copy_view(t: torch.Tensor) -> torch.Tensor:
     """A copy of `t` with the same sizes, strides and storage offset (Tensor.clone makes non-dense views
     contiguous): the candidate must receive the layout the case was built with."""
-    storage = t.untyped_storage()
-    whole = torch.empty(0, dtype=t.dtype, device=t.device)
-    whole.set_(storage, 0, (storage.nbytes() // t.element_size(),), (1,))
-    return whole.clone().as_strided(t.size(), t.stride(), t.storage_offset())
+    return guarded_copy(t, t.device)
+
+
+FACTORIES = frozenset({"clone", "_to_copy", "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones",
+                       "ones_like", "full", "full_like", "new_empty", "new_empty_strided", "new_zeros", "new_ones",
+                       "new_full"})
+
+
+def guard_allocation(func: Any, out: Any, made: list[torch.Tensor]) -> Any:
+    """`out` with a guard band when `func` is a tensor factory (appended to `made`), else `out` unchanged."""
+    if func.overloadpacket.__name__ not in FACTORIES or not isinstance(out, torch.Tensor) \
+            or out.device.type == "meta":
+        return out
+    out = guarded_copy(out, out.device)
+    made.append(out)
+    return out
+
+
+TRITON_DIR = os.path.dirname(importlib.util.find_spec("triton").origin) + os.sep
+
+
+def inside_triton() -> bool:
+    """Whether Triton's own code is on the stack (the CPU interpreter copies whole storages to and from
+    buffers it allocates; those are not the kernel's tensors). The evaluator's harness pauses its recorder
+    inside Triton's launches instead."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(TRITON_DIR):
+            return True
+        frame = frame.f_back
+    return False
+
+
+class GuardedAllocations(TorchDispatchMode):
+    """Every tensor allocated while active gets a guard band; `overrun()` counts those written past their end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: list[torch.Tensor] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        return out if inside_triton() else guard_allocation(func, out, self.made)
+
+    def overrun(self) -> int:
+        return sum(not guard_intact(t) for t in self.made)
+
+
+def call_guarded(call: Any, entry: Any) -> tuple[Any, Any, str | None]:
+    """For in-process checks (selfcheck, mutate): `entry` called on guarded copies of `call`'s inputs with its
+    allocations guarded. Returns the inputs it saw, its output, and what it wrote past (None when nothing)."""
+    mine = call.map(copy_view)  # the layout the case was built with, as the evaluator delivers it
+    with GuardedAllocations() as mode:
+        out = mine.invoke(entry)
+    inputs = [i for i, t in enumerate(mine.tensors()) if not guard_intact(t)]
+    parts = [f"tensor inputs {inputs}"] * bool(inputs) + [f"{mode.overrun()} allocated tensor(s)"] * bool(mode.overrun())
+    return mine, out, ("wrote past the end of " + " and ".join(parts)) if parts else None

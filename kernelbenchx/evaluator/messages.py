@@ -114,6 +114,8 @@ class CaseReport:
     output: Any = None  # compared outputs (return value, then in-place arguments), on the CPU
     changed_inputs: tuple = ()  # indices (among all tensor inputs) whose contents changed
     aliased_inputs: tuple = ()  # indices of tensor inputs sharing storage with an output
+    overrun_inputs: tuple = ()  # indices of tensor inputs whose guard band (views.GUARD_BYTES) was written
+    overrun_allocations: int = 0  # tensors the call allocated whose guard band was written
     deferred: bool = False  # an output changed after the call returned
     repeat_output: Any = None
     repeat_failed: bool = False

@@ -125,6 +125,7 @@ class Reason(str, Enum):
     STAGE1 = ("stage1", V.INCORRECT, "a fixed edge case failed")
     STAGE2 = ("stage2", V.INCORRECT, "a random case failed")
     PERF_RECHECK = ("perf_recheck", V.INCORRECT, "an output at perf size failed its re-check")
+    OUT_OF_BOUNDS_WRITE = ("out_of_bounds_write", V.INCORRECT, "a kernel wrote past the end of an input tensor")
     NONDETERMINISTIC = ("nondeterministic", V.INCORRECT, "a repeated call broke the contract")
     SEED_IGNORED = ("seed_ignored", V.INCORRECT, "a different seed gave the same output")
     # unsupported_on_cpu / implausible / correct

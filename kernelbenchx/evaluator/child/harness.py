@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-from kernelbenchx.dataset.views import copy_view, transfer
+from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe
@@ -36,6 +36,8 @@ class Harness:
         self.launches = observe.LaunchCounter()
         self.snapshot: dict[str, int] = {}
         self.perf_task = None
+        self.last_snapshot: Any = None
+        self.last_allocations: list[torch.Tensor] = []
 
     # -- requests ------------------------------------------------------------------------------------
     def load(self, req: m.Load) -> Any:
@@ -82,7 +84,7 @@ class Harness:
         args, kwargs = to_device(req.call, self.device)
         tensors_in = list(iter_tensors((args, kwargs)))
         pristine = [_clone(t) for t in tensors_in]
-        obs, out, error = self.observed_call(args, kwargs)
+        obs, out, error = self.observed_call(args, kwargs, guard=True)
         if error is not None:
             return m.CaseReport(req.name, obs, error=error)
         bad = unsupported_output(out)
@@ -94,6 +96,8 @@ class Harness:
             changed_inputs=tuple(i for i, (now, before) in enumerate(zip(tensors_in, pristine))
                                  if not bitwise_equal(now, before)),
             aliased_inputs=tuple(aliased(out, tensors_in)),
+            overrun_inputs=tuple(i for i, t in enumerate(tensors_in) if not guard_intact(t)),
+            overrun_allocations=sum(not guard_intact(t) for t in self.last_allocations),
             deferred=not bitwise_equal(self.last_snapshot, out))
         extra = []
         if req.repeat:
@@ -107,12 +111,13 @@ class Harness:
         return m.CaseReport(req.name, obs, extra_observations=tuple(extra), **report)
 
     # -- observed calls ------------------------------------------------------------------------------
-    def observed_call(self, args: tuple, kwargs: dict,
-                      fn: Callable[..., Any] | None = None) -> tuple[m.Observation, Any, m.ErrorInfo | None]:
+    def observed_call(self, args: tuple, kwargs: dict, fn: Callable[..., Any] | None = None,
+                      guard: bool = False) -> tuple[m.Observation, Any, m.ErrorInfo | None]:
         """One call of the entry (or `fn`) under observation; returns what was seen, the output and the
-        error (if it raised)."""
+        error (if it raised). With `guard`, what the call allocates gets a guard band (self.last_allocations)."""
         self.poison(args, kwargs)
-        recorder = observe.OpRecorder()
+        recorder = observe.OpRecorder(guard)
+        self.last_allocations = recorder.allocations
         self.launches.count, self.launches.recorder = 0, recorder
         observe.GUARDS.reset()
         before, intact, out, error = observe.thread_count(), False, None, None

@@ -22,22 +22,28 @@ from typing import Any, Callable
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 
+from kernelbenchx.dataset.views import guard_allocation
+
 SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
                 "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",
                 "torch.Tensor.copy_", "torch.equal", "time.perf_counter")
 
 
 class OpRecorder(TorchDispatchMode):
-    """Counts aten overload packets executed while active."""
+    """Counts aten overload packets executed while active; with `guard`, tensors allocated get a guard band
+    (views.guard_allocation) and are kept in `allocations` to be checked for writes past their end."""
 
-    def __init__(self) -> None:
+    def __init__(self, guard: bool = False) -> None:
         super().__init__()
         self.ops: dict[str, int] = {}
+        self.guard = guard
+        self.allocations: list[torch.Tensor] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = func.overloadpacket.__name__
         self.ops[name] = self.ops.get(name, 0) + 1
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        return guard_allocation(func, out, self.allocations) if self.guard else out
 
 
 class LaunchCounter:

@@ -1,0 +1,66 @@
+"""Guard bands: every tensor a kernel under test receives or allocates is followed by poison, so reads past
+its end give wrong outputs and writes past its end are seen (dataset/views.py)."""
+
+import os
+
+import pytest
+import torch
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+from kernelbenchx.dataset.task import Call  # noqa: E402
+from kernelbenchx.dataset.views import call_guarded, copy_view, guard_intact, poison_value  # noqa: E402
+
+
+@pytest.mark.parametrize("make", [lambda: torch.arange(12.0).view(3, 4).t(), lambda: torch.arange(10)[2::3],
+                                  lambda: torch.ones(5, dtype=torch.bool)])
+def test_a_guarded_copy_keeps_the_layout_and_values(make):
+    t = make()
+    c = copy_view(t)
+    assert c.stride() == t.stride() and c.storage_offset() == t.storage_offset() and torch.equal(c, t)
+    assert c.untyped_storage().nbytes() > t.untyped_storage().nbytes() and guard_intact(c)
+
+
+def test_a_write_past_the_end_breaks_the_guard():
+    c = copy_view(torch.zeros(4, dtype=torch.int32))
+    torch.empty(0, dtype=torch.int32).set_(c.untyped_storage(), 0, (5,), (1,))[4] = 0
+    assert not guard_intact(c)
+    assert poison_value(torch.int32) > 2 ** 29 and poison_value(torch.float16) != poison_value(torch.float16)
+
+
+@triton.jit
+def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, PAST: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n + PAST)
+
+
+def copier(past: int):
+    def entry(x):
+        y = torch.empty_like(x)
+        _copy[(1,)](x, y, x.numel(), BLOCK=16, PAST=past)
+        return y
+    return entry
+
+
+def test_call_guarded_sees_writes_past_an_allocated_output_and_nothing_else():
+    call = Call(torch.arange(5.0))
+    _, out, overrun = call_guarded(call, copier(0))
+    assert overrun is None and torch.equal(out, torch.arange(5.0))
+    _, out, overrun = call_guarded(call, copier(1))
+    assert overrun == "wrote past the end of 1 allocated tensor(s)" and torch.equal(out, torch.arange(5.0))
+
+
+def test_an_unmasked_read_past_an_input_reads_poison():
+    @triton.jit
+    def total(x_ptr, o_ptr, BLOCK: tl.constexpr):
+        tl.store(o_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, BLOCK)), axis=0))
+
+    def entry(x):
+        o = torch.empty((), dtype=x.dtype)
+        total[(1,)](x, o, BLOCK=8)
+        return o
+
+    _, out, overrun = call_guarded(Call(torch.ones(5)), entry)
+    assert torch.isnan(out) and overrun is None
