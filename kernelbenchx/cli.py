@@ -238,7 +238,9 @@ def tasks_list(
         raise UsageError(f"unknown category {category!r}", hint=f"categories: {', '.join(CATEGORIES)}")
     tasks = tasks_in(category)
     if markdown:
-        typer.echo(markdown_table(tasks), nl=False)
+        from kernelbenchx.dataset.mutate import load_scores
+
+        typer.echo(markdown_table(tasks, load_scores()), nl=False)
     elif as_json:
         for t in tasks:
             typer.echo(json.dumps(task_summary(t)))

@@ -69,7 +69,11 @@ def markdown_table(tasks: list[Task], mutation_scores: dict[str, str] | None = N
             lines.append(f"- `{t.id}` — **{d.kind.value}**{mark}: {cell(d.kbx)}. Upstream: {cell(d.upstream)}. "
                          f"Why: {cell(d.reason)}")
     if mutation_scores:
-        lines += ["", "## Mutation scores", "", "| id | killed / mutants |", "|---|---|"]
+        lines += ["", "## Mutation scores", "",
+                  "Mutants of each task's reference solution killed by its cases (`python -m "
+                  "kernelbenchx.dataset.mutate --write TASK...`; equivalent survivors, listed with their reason "
+                  "in `kernelbenchx/solutions/mutants-equivalent.json`, are not counted). Tasks not listed have "
+                  "not been mutated yet.", "", "| id | killed / counted mutants |", "|---|---|"]
         lines += [f"| `{tid}` | {score} |" for tid, score in sorted(mutation_scores.items())]
     return "\n".join(lines) + "\n"
 

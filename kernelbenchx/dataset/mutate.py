@@ -7,7 +7,11 @@ stage-2 cases of a fixed seed, judged by the task's contract. A mutant is *kille
 equivalent to the original or outside the contract — such survivors are listed with their reason in
 solutions/mutants-equivalent.json and do not count against the score.
 
-    python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--json OUT]   # maintainers' tool
+    python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--workers N] [--json OUT] [--write]
+
+`--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows. The full
+set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
+`python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
 
 Operators: drop_mask (a load/store without its mask), shift_bound (< ↔ <=, > ↔ >=), ignore_stride (a view's
 strides replaced by contiguous ones), ignore_parameter (a defaulted parameter forced to its default),
@@ -30,6 +34,7 @@ from typing import Callable, Iterator
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 EQUIVALENT = SOLUTIONS / "mutants-equivalent.json"
+SCORES = SOLUTIONS / "mutation-scores.json"
 MAX_SITES = 3  # per operator and task: mutants are chosen deterministically among the sites
 TIMEOUT_S = 120.0
 SEED = 1234
@@ -236,18 +241,25 @@ def equivalent() -> dict[str, str]:
     return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
 
 
-def score(task_ids: list[str], log: Callable[[str], None] = print) -> dict[str, dict]:
+def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int = 1) -> dict[str, dict]:
+    """Runs every mutant of the tasks (each in its own forked process, `workers` at a time)."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from kernelbenchx.dataset.registry import get_task
 
     known = equivalent()
+    todo = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry)]
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        killers = list(pool.map(run_mutant, todo))
     report = {}
     for task_id in task_ids:
-        entry = get_task(task_id).entry
         rows = []
-        for mutant in mutants(task_id, entry):
-            killer = run_mutant(mutant)
+        for mutant, killer in zip(todo, killers):
+            if mutant.task_id != task_id:
+                continue
             key = f"{task_id} {mutant.operator}#{mutant.site}"
-            rows.append({"mutant": mutant.name, "killed_by": killer, "equivalent": known.get(key)})
+            rows.append({"mutant": mutant.name, "line": mutant.line, "killed_by": killer,
+                         "equivalent": known.get(key)})
             if killer is None:
                 log(f"  survivor {key} (line {mutant.line})" + (f": {known[key]}" if key in known else ""))
         counted = [r for r in rows if not r["equivalent"]]
@@ -257,22 +269,50 @@ def score(task_ids: list[str], log: Callable[[str], None] = print) -> dict[str, 
     return report
 
 
+def summary_cells(report: dict[str, dict]) -> dict[str, str]:
+    """task id → "killed/counted (+n equivalent)", the docs/tasks.md column."""
+    return {tid: f"{r['killed']}/{r['counted']}" + (f" (+{r['mutants'] - r['counted']} equivalent)"
+                                                     if r["mutants"] > r["counted"] else "")
+            for tid, r in report.items()}
+
+
+def load_scores() -> dict[str, str]:
+    """The committed scores (SCORES, written by `--write`), as docs/tasks.md shows them."""
+    return json.loads(SCORES.read_text())["tasks"] if SCORES.exists() else {}
+
+
+def write_scores(report: dict[str, dict]) -> None:
+    """Merges a run's per-task cells into SCORES (a sampled run updates only its tasks)."""
+    cells = {**load_scores(), **summary_cells(report)}
+    SCORES.write_text(json.dumps({"generator": "python -m kernelbenchx.dataset.mutate --write TASK...",
+                                  "max_sites": MAX_SITES, "tasks": dict(sorted(cells.items()))}, indent=1) + "\n")
+
+
 def main(argv: list[str]) -> int:
+    """python -m kernelbenchx.dataset.mutate [TASK...] [--sample N] [--workers N] [--json FILE] [--write]"""
     from kernelbenchx.dataset.registry import all_tasks
 
     args = list(argv)
-    out = args.pop(args.index("--json") + 1) if "--json" in args else None
-    sample = int(args.pop(args.index("--sample") + 1)) if "--sample" in args else None
-    args = [a for a in args if a not in ("--json", "--sample")]
+    opts = {}
+    for flag in ("--json", "--sample", "--workers"):
+        if flag in args:
+            i = args.index(flag)
+            opts[flag] = args[i + 1]
+            del args[i:i + 2]
+    write = "--write" in args
+    args = [a for a in args if a != "--write"]
     ids = args or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
-    if sample:
-        ids = sorted(random.Random(sample).sample(ids, min(sample, len(ids))))
-    report = score(ids)
+    if "--sample" in opts:
+        n = int(opts["--sample"])
+        ids = sorted(random.Random(n).sample(ids, min(n, len(ids))))
+    report = score(ids, workers=int(opts.get("--workers", 1)))
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
     print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks")
-    if out:
-        Path(out).write_text(json.dumps(report, indent=1) + "\n")
+    if "--json" in opts:
+        Path(opts["--json"]).write_text(json.dumps(report, indent=1) + "\n")
+    if write:
+        write_scores(report)
     return 0 if killed == counted else 1
 
 

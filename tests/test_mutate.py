@@ -1,0 +1,35 @@
+"""Mutation testing machinery: mutants are real, distinct programs; the task's cases kill a broken one; the
+scores file feeds docs/tasks.md. (The scores themselves are a maintainers' run, not a test.)"""
+
+import ast
+
+from kernelbenchx.dataset import mutate
+from kernelbenchx.dataset.catalog import markdown_table
+from kernelbenchx.dataset.registry import get_task
+
+
+def test_mutants_are_distinct_parseable_programs_that_differ_from_the_solution():
+    original = ast.unparse(ast.parse((mutate.SOLUTIONS / "Activation/relu.py").read_text()))
+    found = mutate.mutants("Activation/relu", "relu")
+    assert {m.operator for m in found} >= {"drop_mask", "skip_last_program"}
+    for m in found:
+        ast.parse(m.source)
+        assert m.source != original
+    assert len({m.source for m in found}) == len(found)
+
+
+def test_a_mutant_that_skips_the_last_block_is_killed_and_the_original_survives():
+    source = (mutate.SOLUTIONS / "Activation/relu.py").read_text()
+    skip = next(m for m in mutate.mutants("Activation/relu", "relu") if m.operator == "skip_last_program")
+    assert mutate.run_mutant(skip) is not None
+    original = mutate.Mutant("Activation/relu", "none", 0, 0, source)
+    assert mutate.run_mutant(original) is None
+
+
+def test_scores_file_cells_appear_in_the_markdown_table(tmp_path, monkeypatch):
+    monkeypatch.setattr(mutate, "SCORES", tmp_path / "scores.json")
+    report = {"Activation/relu": {"mutants": 5, "counted": 4, "killed": 3, "rows": []}}
+    mutate.write_scores(report)
+    assert mutate.load_scores() == {"Activation/relu": "3/4 (+1 equivalent)"}
+    table = markdown_table([get_task("Activation/relu")], mutate.load_scores())
+    assert "| `Activation/relu` | 3/4 (+1 equivalent) |" in table
