@@ -11,9 +11,13 @@ import triton.language as tl
 @triton.jit
 def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.constexpr, BC: tl.constexpr):
     # W[b, r, col0 + c] = src[b, r, c] (src read through its strides)
+    rows = tl.zeros((), tl.int64) + rows
+    cols = tl.zeros((), tl.int64) + cols
+    N = tl.zeros((), tl.int64) + N
+    col0 = tl.zeros((), tl.int64) + col0
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     v = tl.load(src_ptr + b * s_b + r[:, None].to(tl.int64) * s_r + c[None, :].to(tl.int64) * s_c, mask=mask)
     tl.store(w_ptr + b * rows * N + r[:, None].to(tl.int64) * N + col0 + c[None, :], v, mask=mask)
@@ -25,9 +29,11 @@ def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.c
 @triton.jit
 def _chol_diag_kernel(w_ptr, n, j0, NB: tl.constexpr):
     # one program per matrix: the diagonal block A11 = L11·L11ᵀ, factored in registers and stored in place
+    n = tl.zeros((), tl.int64) + n
+    j0 = tl.zeros((), tl.int64) + j0
     b = tl.program_id(0).to(tl.int64)
     w_ptr += b * n * n
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     rows = j0 + r
     valid = rows < n
     a11 = tl.load(w_ptr + rows[:, None].to(tl.int64) * n + rows[None, :], mask=valid[:, None] & valid[None, :],
@@ -46,9 +52,11 @@ def _chol_diag_kernel(w_ptr, n, j0, NB: tl.constexpr):
 @triton.jit
 def _chol_panel_kernel(w_ptr, n, j0, NB: tl.constexpr):
     # one program per block of NB rows below the diagonal block: L21 = A21·L11⁻ᵀ
+    n = tl.zeros((), tl.int64) + n
+    j0 = tl.zeros((), tl.int64) + j0
     b = tl.program_id(1).to(tl.int64)
     w_ptr += b * n * n
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     rows = j0 + r
     valid = rows < n
     l11 = tl.load(w_ptr + rows[:, None].to(tl.int64) * n + rows[None, :],
@@ -69,14 +77,17 @@ def _chol_panel_kernel(w_ptr, n, j0, NB: tl.constexpr):
 @triton.jit
 def _chol_update_kernel(w_ptr, n, j0, r0, NB: tl.constexpr, BM: tl.constexpr, PREC: tl.constexpr):
     # lower triangle of the trailing matrix: W[r0:, r0:] -= L21·L21ᵀ (tiles above the diagonal are skipped)
+    n = tl.zeros((), tl.int64) + n
+    j0 = tl.zeros((), tl.int64) + j0
+    r0 = tl.zeros((), tl.int64) + r0
     b = tl.program_id(2).to(tl.int64)
     ti = tl.program_id(0)
     tj = tl.program_id(1)
     if tj <= ti:
         w_ptr += b * n * n
-        rows = r0 + ti * BM + tl.arange(0, BM)
-        cols = r0 + tj * BM + tl.arange(0, BM)
-        kk = j0 + tl.arange(0, NB)
+        rows = r0 + ti * BM + tl.arange(0, BM).to(tl.int64)
+        cols = r0 + tj * BM + tl.arange(0, BM).to(tl.int64)
+        kk = j0 + tl.arange(0, NB).to(tl.int64)
         li = tl.load(w_ptr + rows[:, None].to(tl.int64) * n + kk[None, :], mask=(rows < n)[:, None], other=0.0)
         lj = tl.load(w_ptr + cols[None, :].to(tl.int64) * n + kk[:, None], mask=(cols < n)[None, :], other=0.0)
         ptrs = w_ptr + rows[:, None].to(tl.int64) * n + cols[None, :]
@@ -103,9 +114,10 @@ def _chol_factor(w, n):
 @triton.jit
 def _chol_unpack_kernel(w_ptr, out_ptr, n, so_b, so_r, so_c, BR: tl.constexpr):
     # out = the lower triangle of W with zeros above (written through out's strides, transposed for upper=True)
+    n = tl.zeros((), tl.int64) + n
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BR + tl.arange(0, BR)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BR + tl.arange(0, BR).to(tl.int64)
     mask = (r < n)[:, None] & (c < n)[None, :]
     v = tl.load(w_ptr + b * n * n + r[:, None].to(tl.int64) * n + c[None, :], mask=mask, other=0.0)
     v = tl.where(r[:, None] >= c[None, :], v, 0.0)

@@ -16,9 +16,13 @@ import triton.language as tl
 @triton.jit
 def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.constexpr, BC: tl.constexpr):
     # W[b, r, col0 + c] = src[b, r, c] (src read through its strides)
+    rows = tl.zeros((), tl.int64) + rows
+    cols = tl.zeros((), tl.int64) + cols
+    N = tl.zeros((), tl.int64) + N
+    col0 = tl.zeros((), tl.int64) + col0
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     v = tl.load(src_ptr + b * s_b + r[:, None].to(tl.int64) * s_r + c[None, :].to(tl.int64) * s_c, mask=mask)
     tl.store(w_ptr + b * rows * N + r[:, None].to(tl.int64) * N + col0 + c[None, :], v, mask=mask)
@@ -28,12 +32,17 @@ def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.c
 def _lu_panel_kernel(w_ptr, ipiv_ptr, m, N, K, j0, steps, PIVOT: tl.constexpr, NB: tl.constexpr,
                      BR: tl.constexpr):
     # One program per matrix: unblocked LU with partial pivoting of the panel W[j0:m, j0:j0+NB].
+    m = tl.zeros((), tl.int64) + m
+    N = tl.zeros((), tl.int64) + N
+    K = tl.zeros((), tl.int64) + K
+    j0 = tl.zeros((), tl.int64) + j0
+    steps = tl.zeros((), tl.int64) + steps
     b = tl.program_id(0).to(tl.int64)
     w_ptr += b * m * N
     ipiv_ptr += b * K
-    pc = j0 + tl.arange(0, NB)
+    pc = j0 + tl.arange(0, NB).to(tl.int64)
     pmask = pc < N
-    ar = tl.arange(0, BR)
+    ar = tl.arange(0, BR).to(tl.int64)
     for jj in range(0, steps):
         j = j0 + jj
         if PIVOT:
@@ -77,10 +86,15 @@ def _lu_panel_kernel(w_ptr, ipiv_ptr, m, N, K, j0, steps, PIVOT: tl.constexpr, N
 def _lu_swap_solve_kernel(w_ptr, ipiv_ptr, m, N, K, j0, steps, PIVOT: tl.constexpr, NB: tl.constexpr,
                           BC: tl.constexpr):
     # Columns outside the panel: apply the panel's row swaps, then U12 = L11⁻¹·A12 for columns right of it.
+    m = tl.zeros((), tl.int64) + m
+    N = tl.zeros((), tl.int64) + N
+    K = tl.zeros((), tl.int64) + K
+    j0 = tl.zeros((), tl.int64) + j0
+    steps = tl.zeros((), tl.int64) + steps
     b = tl.program_id(1).to(tl.int64)
     w_ptr += b * m * N
     ipiv_ptr += b * K
-    v = tl.program_id(0) * BC + tl.arange(0, BC)
+    v = tl.program_id(0) * BC + tl.arange(0, BC).to(tl.int64)
     c = tl.where(v < j0, v, v + NB)
     cmask = c < N
     if PIVOT:
@@ -94,18 +108,18 @@ def _lu_swap_solve_kernel(w_ptr, ipiv_ptr, m, N, K, j0, steps, PIVOT: tl.constex
             tl.store(w_ptr + j.to(tl.int64) * N + c, bb, mask=cmask)
             tl.debug_barrier()
     right = cmask & (c >= j0 + NB)
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     rows = j0 + r
     rmask = rows < m
     mask = rmask[:, None] & right[None, :]
     ptrs = w_ptr + rows[:, None].to(tl.int64) * N + c[None, :]
     t = tl.load(ptrs, mask=mask, other=0.0)
-    kc = j0 + tl.arange(0, NB)
+    kc = j0 + tl.arange(0, NB).to(tl.int64)
     lmask = rmask[:, None] & (kc < N)[None, :]
     l11 = tl.load(w_ptr + rows[:, None].to(tl.int64) * N + kc[None, :], mask=lmask, other=0.0)
     for i in tl.static_range(NB):
         row_i = tl.sum(tl.where(r[:, None] == i, t, 0.0), axis=0)
-        lcol = tl.sum(tl.where(tl.arange(0, NB)[None, :] == i, l11, 0.0), axis=1)
+        lcol = tl.sum(tl.where(tl.arange(0, NB).to(tl.int64)[None, :] == i, l11, 0.0), axis=1)
         lcol = tl.where((r > i) & (i < steps), lcol, 0.0)
         t = t - lcol[:, None] * row_i[None, :]
     tl.store(ptrs, t, mask=mask)
@@ -115,11 +129,16 @@ def _lu_swap_solve_kernel(w_ptr, ipiv_ptr, m, N, K, j0, steps, PIVOT: tl.constex
 def _lu_update_kernel(w_ptr, m, N, j0, r0, c0, NB: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
                       PREC: tl.constexpr):
     # Trailing update W[r0:, c0:] -= W[r0:, j0:j0+NB] @ W[j0:j0+NB, c0:]
+    m = tl.zeros((), tl.int64) + m
+    N = tl.zeros((), tl.int64) + N
+    j0 = tl.zeros((), tl.int64) + j0
+    r0 = tl.zeros((), tl.int64) + r0
+    c0 = tl.zeros((), tl.int64) + c0
     b = tl.program_id(2).to(tl.int64)
     w_ptr += b * m * N
-    rows = r0 + tl.program_id(0) * BM + tl.arange(0, BM)
-    cols = c0 + tl.program_id(1) * BN + tl.arange(0, BN)
-    kk = j0 + tl.arange(0, NB)
+    rows = r0 + tl.program_id(0) * BM + tl.arange(0, BM).to(tl.int64)
+    cols = c0 + tl.program_id(1) * BN + tl.arange(0, BN).to(tl.int64)
+    kk = j0 + tl.arange(0, NB).to(tl.int64)
     rm = rows < m
     cm = cols < N
     l21 = tl.load(w_ptr + rows[:, None].to(tl.int64) * N + kk[None, :], mask=rm[:, None], other=0.0)
@@ -161,13 +180,15 @@ def _mul(a, b):
 @triton.jit
 def _lu_det_kernel(w_ptr, ipiv_ptr, out_ptr, n, N, PIVOT: tl.constexpr, BLOCK: tl.constexpr):
     # det = (−1)^(number of row interchanges) · ∏ U_ii, one program per matrix
+    n = tl.zeros((), tl.int64) + n
+    N = tl.zeros((), tl.int64) + N
     b = tl.program_id(0).to(tl.int64)
     w_ptr += b * n * N
     ipiv_ptr += b * n
     prod = tl.full((), 1.0, w_ptr.dtype.element_ty)
     swaps = tl.zeros((), tl.int32)
     for i0 in range(0, n, BLOCK):
-        i = i0 + tl.arange(0, BLOCK)
+        i = i0 + tl.arange(0, BLOCK).to(tl.int64)
         mask = i < n
         d = tl.load(w_ptr + i.to(tl.int64) * (N + 1), mask=mask, other=1.0)
         prod = prod * tl.reduce(d, 0, _mul)

@@ -11,9 +11,13 @@ import triton.language as tl
 @triton.jit
 def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.constexpr, BC: tl.constexpr):
     # W[b, r, col0 + c] = src[b, r, c] (src read through its strides)
+    rows = tl.zeros((), tl.int64) + rows
+    cols = tl.zeros((), tl.int64) + cols
+    N = tl.zeros((), tl.int64) + N
+    col0 = tl.zeros((), tl.int64) + col0
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     v = tl.load(src_ptr + b * s_b + r[:, None].to(tl.int64) * s_r + c[None, :].to(tl.int64) * s_c, mask=mask)
     tl.store(w_ptr + b * rows * N + r[:, None].to(tl.int64) * N + col0 + c[None, :], v, mask=mask)
@@ -25,25 +29,40 @@ def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.c
 
 
 @triton.jit
-def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, NB: tl.constexpr, BR: tl.constexpr):
+def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, tiny, NB: tl.constexpr, BR: tl.constexpr):
     # One program per matrix: unblocked Householder QR of the panel W[j0:m, j0:j0+NB], then its T factor.
+    m = tl.zeros((), tl.int64) + m
+    n = tl.zeros((), tl.int64) + n
+    K = tl.zeros((), tl.int64) + K
+    j0 = tl.zeros((), tl.int64) + j0
+    steps = tl.zeros((), tl.int64) + steps
+    NP = tl.zeros((), tl.int64) + NP
     b = tl.program_id(0).to(tl.int64)
     w_ptr += b * m * n
     tau_ptr += b * K
     t_ptr += (b * NP + j0 // NB) * NB * NB
-    pc = j0 + tl.arange(0, NB)
+    pc = j0 + tl.arange(0, NB).to(tl.int64)
     pmask = pc < n
-    ar = tl.arange(0, BR)
+    ar = tl.arange(0, BR).to(tl.int64)
     for jj in range(0, steps):
         j = j0 + jj
         x0 = tl.load(w_ptr + j.to(tl.int64) * n + j)
-        sq = tl.zeros((), x0.dtype)
+        amax = tl.abs(x0)
         for r0 in range(j + 1, m, BR):
             rows = r0 + ar
             x = tl.load(w_ptr + rows.to(tl.int64) * n + j, mask=rows < m, other=0.0)
+            amax = tl.maximum(amax, tl.max(tl.abs(x), axis=0))
+        # the norm of the column scaled by its largest entry, so that tiny columns do not underflow; a column
+        # below `tiny` (near the dtype's underflow) counts as zero: no reflection
+        inv = tl.where(amax > tiny, 1.0 / tl.where(amax > tiny, amax, 1.0), 0.0)
+        sq = tl.zeros((), x0.dtype)
+        for r0 in range(j + 1, m, BR):
+            rows = r0 + ar
+            x = tl.load(w_ptr + rows.to(tl.int64) * n + j, mask=rows < m, other=0.0) * inv
             sq += tl.sum(x * x, axis=0)
         active = sq > 0.0
-        norm = tl.sqrt(x0 * x0 + sq)
+        x0s = x0 * inv
+        norm = amax * tl.sqrt(x0s * x0s + sq)
         beta = tl.where(x0 >= 0.0, -norm, norm)
         safe_beta = tl.where(active, beta, 1.0)
         tau = tl.where(active, (beta - x0) / safe_beta, 0.0)
@@ -82,7 +101,7 @@ def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, NB: tl.const
         vt = tl.where(mask & (pc < j0 + steps)[None, :], vt, 0.0)
         g += tl.dot(tl.trans(vt), vt, input_precision="ieee").to(g.dtype)
     taus = tl.load(tau_ptr + pc, mask=pc < j0 + steps, other=0.0)
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     t = tl.zeros([NB, NB], dtype=w_ptr.dtype.element_ty)
     for i in tl.static_range(NB):
         gi = tl.where(r < i, tl.sum(tl.where(r[None, :] == i, g, 0.0), axis=1), 0.0)
@@ -98,15 +117,21 @@ def _qr_apply_kernel(w_ptr, t_ptr, c_ptr, m, n, NC, j0, c0, NP, sc_b, sc_r, sc_c
                      TRANS: tl.constexpr, NB: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr,
                      PREC: tl.constexpr):
     # C[j0:m, c0 + tile] ← (I − V·T·Vᵀ)ᵀ·C (TRANS) or (I − V·T·Vᵀ)·C, with V the panel's vectors in W
+    m = tl.zeros((), tl.int64) + m
+    n = tl.zeros((), tl.int64) + n
+    NC = tl.zeros((), tl.int64) + NC
+    j0 = tl.zeros((), tl.int64) + j0
+    c0 = tl.zeros((), tl.int64) + c0
+    NP = tl.zeros((), tl.int64) + NP
     b = tl.program_id(1).to(tl.int64)
     w_ptr += b * m * n
     c_ptr += b * sc_b
     t_ptr += (b * NP + j0 // NB) * NB * NB
-    pc = j0 + tl.arange(0, NB)
+    pc = j0 + tl.arange(0, NB).to(tl.int64)
     pmask = pc < n
-    cols = c0 + tl.program_id(0) * BC + tl.arange(0, BC)
+    cols = c0 + tl.program_id(0) * BC + tl.arange(0, BC).to(tl.int64)
     cmask = cols < NC
-    ar = tl.arange(0, BR)
+    ar = tl.arange(0, BR).to(tl.int64)
     acc = tl.zeros([NB, BC], dtype=w_ptr.dtype.element_ty)
     for r0 in range(j0, m, BR):
         rows = r0 + ar
@@ -117,7 +142,7 @@ def _qr_apply_kernel(w_ptr, t_ptr, c_ptr, m, n, NC, j0, c0, NP, sc_b, sc_r, sc_c
         ct = tl.load(c_ptr + rows[:, None].to(tl.int64) * sc_r + cols[None, :].to(tl.int64) * sc_c,
                      mask=rmask[:, None] & cmask[None, :], other=0.0)
         acc += tl.dot(tl.trans(vt), ct, input_precision=PREC).to(acc.dtype)
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     if TRANS:
         tm = tl.load(t_ptr + r[None, :] * NB + r[:, None])
     else:
@@ -147,9 +172,10 @@ def _qr_factor(w, m, n):
     NP = max(triton.cdiv(k, NB), 1)
     tau = torch.empty((nb, max(k, 1)), dtype=w.dtype, device=w.device)
     t = torch.empty((nb, NP, NB, NB), dtype=w.dtype, device=w.device)
+    tiny = 1e-30 if w.dtype == torch.float32 else 1e-290
     for j0 in range(0, k, NB):
         steps = min(NB, k - j0)
-        _qr_panel_kernel[(nb,)](w, tau, t, m, n, k, j0, steps, NP, NB=NB, BR=64)
+        _qr_panel_kernel[(nb,)](w, tau, t, m, n, k, j0, steps, NP, tiny, NB=NB, BR=64)
         c0 = j0 + NB
         if c0 < n:
             BC = 32
@@ -160,9 +186,11 @@ def _qr_factor(w, m, n):
 
 @triton.jit
 def _eye_kernel(q_ptr, m, qc, BR: tl.constexpr, BC: tl.constexpr):
+    m = tl.zeros((), tl.int64) + m
+    qc = tl.zeros((), tl.int64) + qc
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     mask = (r < m)[:, None] & (c < qc)[None, :]
     v = tl.where(r[:, None] == c[None, :], 1.0, 0.0).to(q_ptr.dtype.element_ty)
     tl.store(q_ptr + b * m * qc + r[:, None].to(tl.int64) * qc + c[None, :], v, mask=mask)
@@ -184,8 +212,12 @@ def _qr_form_q(w, t, m, n, q):
 @triton.jit
 def _extract_r_kernel(w_ptr, r_ptr, m, n, k, rr, BR: tl.constexpr, BC: tl.constexpr):
     # R (rr×n) = the upper triangle of W's first k rows; rows from k on (complete mode, m > n) are zero
-    rows = tl.program_id(0) * BR + tl.arange(0, BR)
-    cols = tl.program_id(1) * BC + tl.arange(0, BC)
+    m = tl.zeros((), tl.int64) + m
+    n = tl.zeros((), tl.int64) + n
+    k = tl.zeros((), tl.int64) + k
+    rr = tl.zeros((), tl.int64) + rr
+    rows = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    cols = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     b = tl.program_id(2).to(tl.int64)
     r, c = rows[:, None], cols[None, :]
     w = tl.load(w_ptr + b * m * n + r.to(tl.int64) * n + c, mask=(r < m) & (c < n), other=0.0)
