@@ -2,7 +2,9 @@
 # One device call of release evidence: every kept reference solution through `kbx eval` with perf (timed,
 # then tabulated into solutions.md), `kbx verify --level 4` of that run, and the adversarial suite's GPU cases.
 # Results and logs land under $OUT.     (on the device)  OUT=out bash benchmarks/gpu_evidence.sh
-#   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts; SEED: the run's seed (repeatability runs).
+#   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts; SEED: the run's seed (repeatability runs);
+#   WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
+#   RESUME=--resume continues the run already in $OUT/run (copy it there first, with its SUBMISSION).
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 if ls .whl/*.whl >/dev/null 2>&1; then
@@ -17,7 +19,8 @@ export PYTHONUNBUFFERED=1
   python3 -c "import sys, torch, triton; print(sys.version.split()[0], torch.__version__, torch.version.cuda, triton.__version__)"
   nproc
 } 2>&1 | tee "$OUT/env.txt"
-python3 - <<'PY'
+SUB=${SUBMISSION:-/tmp/solutions.jsonl}
+[ -n "${SUBMISSION:-}" ] || python3 - <<'PY'
 import json, pathlib
 root = pathlib.Path("kernelbenchx/solutions")
 lines = [json.dumps({"task_id": str(p.relative_to(root).with_suffix("")), "code": p.read_text(),
@@ -27,12 +30,12 @@ pathlib.Path("/tmp/solutions.jsonl").write_text("\n".join(lines) + "\n")
 print(len(lines), "solutions")
 PY
 start=$(date +%s)
-timeout "${EVAL_S:-400}" python3 -m kernelbenchx eval /tmp/solutions.jsonl --out "$OUT/run" --task-set all --overwrite \
-  --perf-timeout 60 ${SEED:+--seed $SEED} > "$OUT/eval.txt" 2> "$OUT/eval.err"
+timeout "${EVAL_S:-380}" python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --task-set all ${RESUME:---overwrite} \
+  --perf-timeout 60 --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > "$OUT/eval.txt" 2> "$OUT/eval.err"
 echo "eval exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/eval.txt"
 tail -25 "$OUT/eval.txt"
 python3 benchmarks/solutions_table.py "$OUT/run" > "$OUT/solutions.md"; sed -n 5,30p "$OUT/solutions.md"
-timeout "${VERIFY_S:-60}" python3 -m kernelbenchx verify "$OUT/run" --submission /tmp/solutions.jsonl --level 4 \
+timeout "${VERIFY_S:-60}" python3 -m kernelbenchx verify "$OUT/run" --submission "$SUB" --level 4 --sample 8 --nonce "${NONCE:-gpu-evidence}" \
   > "$OUT/verify.txt" 2>&1; echo "verify exit $?"; tail -8 "$OUT/verify.txt"
 KBX_GPU_FOCUS=1 timeout "${ADV_S:-90}" python3 -m tests.adversarial.suite /tmp/adv > "$OUT/adversarial.txt" 2>&1
 tail -12 "$OUT/adversarial.txt"

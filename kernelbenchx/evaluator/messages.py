@@ -19,7 +19,8 @@ from typing import Any
 import torch
 
 HEADER = struct.Struct("<Q")
-MAX_FRAME = 1 << 31  # 2 GiB: a process that claims more is flooding the channel
+MAX_FRAME = 1 << 34  # 16 GiB: a perf-size output sent back for the lane's recheck reaches 4.3 GB
+# (Fusion/fused_add_mul_groupnorm at 16x64x128x8192 fp32); a process that claims more is flooding the channel
 REGISTRY: dict[str, type] = {}
 
 

@@ -13,7 +13,7 @@ from collections import defaultdict, deque
 from contextlib import contextmanager
 from typing import Callable, Iterator
 
-from kernelbenchx.evaluator.process import Child
+from kernelbenchx.evaluator.process import Child, ChildFailed
 
 
 class ProcessPool:
@@ -36,7 +36,11 @@ class ProcessPool:
             if self.closed or len(self.idle[key]) >= self.depth:
                 return
         child = self.make(key)
-        child.start()
+        try:
+            child.start()
+        except ChildFailed:  # the run is being interrupted, or the start failed: take() starts its own
+            child.close()
+            return
         with self.lock:
             if self.closed:
                 child.close()
