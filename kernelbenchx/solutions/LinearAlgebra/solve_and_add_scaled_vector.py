@@ -1,3 +1,5 @@
+import math
+
 import torch
 import triton
 import triton.language as tl
@@ -10,9 +12,13 @@ import triton.language as tl
 @triton.jit
 def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.constexpr, BC: tl.constexpr):
     # W[b, r, col0 + c] = src[b, r, c] (src read through its strides)
+    rows = tl.zeros((), tl.int64) + rows
+    cols = tl.zeros((), tl.int64) + cols
+    N = tl.zeros((), tl.int64) + N
+    col0 = tl.zeros((), tl.int64) + col0
     b = tl.program_id(2).to(tl.int64)
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
+    r = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
+    c = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     mask = (r < rows)[:, None] & (c < cols)[None, :]
     v = tl.load(src_ptr + b * s_b + r[:, None].to(tl.int64) * s_r + c[None, :].to(tl.int64) * s_c, mask=mask)
     tl.store(w_ptr + b * rows * N + r[:, None].to(tl.int64) * N + col0 + c[None, :], v, mask=mask)
@@ -26,19 +32,22 @@ def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.c
 
 @triton.jit
 def _trsm_step_kernel(t_ptr, st_b, st_r, st_c, y_ptr, sy_b, sy_r, sy_c, x_ptr, sx_b, sx_r, sx_c,
-                      z_ptr, sz_b, sz_r, sz_c, alpha, n, k, i0,
+                      z_ptr, sz_b, sz_r, sz_c, alpha_hi, alpha_lo, n, k, i0,
                       LOWER: tl.constexpr, UNIT: tl.constexpr, EPI: tl.constexpr, NB: tl.constexpr,
                       BC: tl.constexpr, PREC: tl.constexpr):
+    n = tl.zeros((), tl.int64) + n
+    k = tl.zeros((), tl.int64) + k
+    i0 = tl.zeros((), tl.int64) + i0
     b = tl.program_id(2).to(tl.int64)
     blk = i0 // NB
     if LOWER:
         tb = blk + tl.program_id(0)
     else:
         tb = tl.program_id(0)
-    r = tl.arange(0, NB)
+    r = tl.arange(0, NB).to(tl.int64)
     ri = i0 + r
     rmask = ri < n
-    cols = tl.program_id(1) * BC + tl.arange(0, BC)
+    cols = tl.program_id(1) * BC + tl.arange(0, BC).to(tl.int64)
     cmask = cols < k
     t_ptr += b * st_b
     y_ptr += b * sy_b
@@ -66,7 +75,8 @@ def _trsm_step_kernel(t_ptr, st_b, st_r, st_c, y_ptr, sy_b, sy_r, sy_c, x_ptr, s
         if EPI:
             z = tl.load(z_ptr + b * sz_b + ri[:, None].to(tl.int64) * sz_r + cols[None, :].to(tl.int64) * sz_c,
                         mask=ymask, other=0.0)
-            x = x + alpha * z
+            # alpha arrives as float32 hi + lo parts, so float64 data keep all of its digits
+            x = x + ((tl.zeros((), x.dtype) + alpha_hi) + alpha_lo) * z
         tl.store(x_ptr + b * sx_b + ri[:, None].to(tl.int64) * sx_r + cols[None, :].to(tl.int64) * sx_c, x,
                  mask=ymask)
     else:
@@ -81,6 +91,14 @@ def _trsm_step_kernel(t_ptr, st_b, st_r, st_c, y_ptr, sy_b, sy_r, sy_c, x_ptr, s
         tl.store(yptrs, yt, mask=ymask_t)
 
 
+def _f32(v):
+    """v rounded to the nearest float32 (what a float32 kernel argument carries)."""
+    if v == 0.0 or not math.isfinite(v):
+        return v
+    e = math.frexp(v)[1]
+    return math.ldexp(round(math.ldexp(v, 24 - e)), e - 24)
+
+
 def _trsm(t, y, x, lower, unit, z=None, alpha=0.0):
     """Solves t·x = y for x (all (nb, n, ·) tensors or views; y is overwritten as workspace)."""
     nb, n, k = y.shape
@@ -91,11 +109,12 @@ def _trsm(t, y, x, lower, unit, z=None, alpha=0.0):
     nblocks = triton.cdiv(n, NB)
     zz = z if z is not None else y
     order = range(nblocks) if lower else range(nblocks - 1, -1, -1)
+    a_hi = _f32(alpha)
     for i in order:
         count = nblocks - i if lower else i + 1
         _trsm_step_kernel[(count, triton.cdiv(k, BC), nb)](
             t, t.stride(0), t.stride(1), t.stride(2), y, y.stride(0), y.stride(1), y.stride(2),
-            x, x.stride(0), x.stride(1), x.stride(2), zz, zz.stride(0), zz.stride(1), zz.stride(2), alpha,
+            x, x.stride(0), x.stride(1), x.stride(2), zz, zz.stride(0), zz.stride(1), zz.stride(2), a_hi, alpha - a_hi,
             n, k, i * NB, LOWER=lower, UNIT=unit, EPI=z is not None, NB=NB, BC=BC, PREC="ieee")
 
 

@@ -20,16 +20,19 @@ def fixed_cases(gen):
     yield "symmetric", Call(torch.tensor([[4.0, 1.0, 0.0], [1.0, 4.0, 0.0], [0.0, 0.0, 5.0]], dtype=f64))
     yield "triangular", Call(torch.tensor([[1.0, 5.0, -2.0], [0.0, -3.0, 4.0], [0.0, 0.0, 2.0]], dtype=f64))
     yield "1x1", Call(torch.tensor([[-1.5]], dtype=f64))
-    yield "general", Call(inv.diagonalizable(9, gen))
-    yield "batch", Call(inv.diagonalizable(6, gen, batch=(2,)))
-    yield "float32", Call(inv.diagonalizable(10, gen, dtype=torch.float32))
+    yield "general", Call(inv.diagonalizable(7, gen))
+    yield "batch", Call(inv.diagonalizable(5, gen, batch=(2,)))
+    yield "float32", Call(inv.diagonalizable(6, gen, dtype=torch.float32))
 
 
 def random_cases(gen, mode):
-    yield "symmetric_n48", Call(inv.diagonalizable(48, gen, mode, symmetric=True))
-    yield "general_n64", Call(inv.diagonalizable(64, gen, mode))
-    yield "batch", Call(inv.diagonalizable(16, gen, mode, batch=(3,)))
-    yield "float32_n40", Call(inv.diagonalizable(40, gen, mode, torch.float32))
+    # Sizes stay small: the CPU interpreter that checks kept solutions runs the QR iteration's bulge chasing
+    # (a chain of dependent 3×3 reflectors) step by step; the perf cases (up to 1024, re-checked on the GPU
+    # after timing) cover the large sizes.
+    yield "symmetric_n10", Call(inv.diagonalizable(10, gen, mode, symmetric=True))
+    yield "general_n16", Call(inv.diagonalizable(16, gen, mode))
+    yield "batch", Call(inv.diagonalizable(6, gen, mode, batch=(2,)))
+    yield "float32_n9", Call(inv.diagonalizable(9, gen, mode, torch.float32))
 
 
 def perf_cases(gen):
