@@ -22,15 +22,18 @@ def fixed_cases(gen):
     yield "inverse", Call(inv.diagonalizable(6, gen, low=0.5, high=2.0), -1)
     yield "complex_exponent", Call(inv.diagonalizable(4, gen, low=0.5, high=2.0), complex(1.0, 0.5))
     yield "batch_cube", Call(inv.diagonalizable(5, gen, batch=(2,)), 3)
-    yield "float32_sqrt", Call(inv.diagonalizable(7, gen, dtype=torch.float32, low=0.5, high=2.0), 0.5)
+    yield "float32_sqrt", Call(inv.diagonalizable(6, gen, dtype=torch.float32, low=0.5, high=2.0), 0.5)
 
 
 def random_cases(gen, mode):
+    # Sizes stay small: the CPU interpreter that checks kept solutions runs the QR iteration's bulge chasing
+    # (a chain of dependent 3×3 reflectors) step by step; the perf cases (up to 1664, re-checked on the GPU
+    # after timing) cover the large sizes.
     f32 = torch.float32
-    yield "n48_sqrt", Call(inv.diagonalizable(48, gen, mode, low=0.5, high=2.0), 0.5)
-    yield "n64_cube", Call(inv.diagonalizable(64, gen, mode), 3)
-    yield "batch_symmetric_square", Call(inv.diagonalizable(20, gen, mode, batch=(3,), symmetric=True), 2)
-    yield "float32_n40_1.5", Call(inv.diagonalizable(40, gen, mode, f32, low=0.5, high=2.0), 1.5)
+    yield "n12_sqrt", Call(inv.diagonalizable(12, gen, mode, low=0.5, high=2.0), 0.5)
+    yield "n16_cube", Call(inv.diagonalizable(16, gen, mode), 3)
+    yield "batch_symmetric_square", Call(inv.diagonalizable(6, gen, mode, batch=(2,), symmetric=True), 2)
+    yield "float32_n9_1.5", Call(inv.diagonalizable(9, gen, mode, f32, low=0.5, high=2.0), 1.5)
 
 
 def perf_cases(gen):

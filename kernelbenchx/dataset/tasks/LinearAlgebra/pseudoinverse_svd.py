@@ -31,12 +31,14 @@ def fixed_cases(gen):
 
 
 def random_cases(gen, mode):
-    yield "tall_80x50", Call(inv.well_conditioned(80, 50, gen, mode), full_matrices=inv.coin(gen))
-    yield "wide_40x90_reduced", Call(inv.well_conditioned(40, 90, gen, mode), full_matrices=False)
-    yield "rank5_cut", Call(low_rank(60, 45, 5, gen, mode), rcond=1e-9, full_matrices=inv.coin(gen))
-    yield "batch", Call(inv.well_conditioned(30, 30, gen, mode, batch=(3,)))
-    yield "float32_tall_120x70", Call(inv.well_conditioned(120, 70, gen, mode, torch.float32),
-                                      full_matrices=inv.coin(gen))
+    # Sizes stay small: the CPU interpreter that checks kept solutions runs an SVD's sequential Jacobi rounds
+    # one by one; the perf cases (up to 512, re-checked on the GPU) cover the large sizes.
+    yield "tall_40x24", Call(inv.well_conditioned(40, 24, gen, mode), full_matrices=inv.coin(gen))
+    yield "wide_20x40_reduced", Call(inv.well_conditioned(20, 40, gen, mode), full_matrices=False)
+    yield "rank3_cut", Call(low_rank(30, 24, 3, gen, mode), rcond=1e-9, full_matrices=inv.coin(gen))
+    yield "batch", Call(inv.well_conditioned(16, 16, gen, mode, batch=(3,)))
+    yield "float32_tall_48x30", Call(inv.well_conditioned(48, 30, gen, mode, torch.float32),
+                                     full_matrices=inv.coin(gen))
 
 
 def perf_cases(gen):
