@@ -1,4 +1,4 @@
-"""The statistical contracts of the stochastic tasks (dataset/stochastic.py) against generators a kernel might use:
+"""The statistical contracts of the stochastic tasks (dataset/stochastic/) against generators a kernel might use:
 honest counter-based streams (Philox as tl.rand computes it, simulated here in torch) and torch's own generator
 pass over many seeds, and each kind of non-random generator is rejected: (a) low-discrepancy sequences, which
 pass a Kolmogorov–Smirnov test easily; (b) generators keyed on a few bits of the seed; (c) dropout masks that

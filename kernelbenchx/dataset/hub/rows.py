@@ -26,11 +26,12 @@ GOLDEN = PACKAGE / "golden"
 
 def is_stochastic(task: Task) -> bool:
     """The reference samples: a seed argument, a contract that allows any repeat, or a check from the
-    stochastic module (dropout masks, uniform and binomial draws)."""
+    stochastic package (dropout masks, uniform and binomial draws)."""
     c = task.contract
     module = inspect.getmodule(task.reference)
+    name = stochastic_module.__name__  # a package: its checks are defined in its submodules
     uses_rng_checks = any(v is stochastic_module for v in vars(module).values()) or any(
-        getattr(v, "__module__", None) == stochastic_module.__name__ for v in vars(module).values())
+        str(getattr(v, "__module__", None)).startswith(name + ".") for v in vars(module).values())
     return bool(c.seed_kwarg) or c.deterministic is False or uses_rng_checks
 
 
