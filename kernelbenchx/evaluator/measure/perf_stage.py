@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
@@ -81,12 +82,18 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
                          tf32=task.contract.tf32, full_output=judged_by_lane(task))
+    clock = [time.perf_counter()]
     base = lane.call(request, 600)
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
+    clock.append(time.perf_counter())
     mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
                                     "baseline_ms": base.timing["median_ms"]}), timeout=600)
+    clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane)
+    clock.append(time.perf_counter())
+    # wall time per step, transfers included (phases_s counts only the work inside each process)
+    row["wall_s"] = {name: round(b - a, 3) for name, a, b in zip(("baseline", "candidate", "judge"), clock, clock[1:])}
     for name in lane.baselines:
         if name != "eager":
             other = lane.call(m.TimeCase(**{**asdict_shallow(request), "baseline": name}), 900)

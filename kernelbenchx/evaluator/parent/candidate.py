@@ -148,17 +148,22 @@ def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter
                   shared: Callable[[], ContextManager]) -> dict:
     """Run a stage's cases one request at a time (a timing waiting for the GPU waits for one case at most)."""
     sensitive = next((row.name for row in rows if row.reseed_sensitive), None)
-    launches = []
+    launches, case_s, waited = [], [], 0.0
     for i, row in enumerate(rows):
         request = m.RunCase(row.name, row.call, repeat=i == 0, mutates=tuple(task.contract.mutates),
                             reseed=task.contract.seed_kwarg if row.name == sensitive else None)
+        queued = time.perf_counter()
         with shared():
+            started = time.perf_counter()
             report = child.call(request)
+        waited += started - queued
+        case_s.append(round(time.perf_counter() - started, 3))
         if not isinstance(report, m.CaseReport) or report.name != row.name:
             raise Rejected(Reason.PROTOCOL, f"{stage}: unexpected reply to case {row.name}")
         judge.judge_case(task, stage, row, report, interpreter_limits)
         launches.append(report.observation.launches if report.observation else 0)
-    return {"cases": len(rows), "passed": len(rows), "launches": launches}
+    return {"cases": len(rows), "passed": len(rows), "launches": launches, "case_s": case_s,
+            "guard_wait_s": round(waited, 3)}
 
 
 def child_failure(failed: ChildFailed) -> Rejected:
