@@ -19,26 +19,29 @@ def _cos(x):
 
 
 @triton.jit
-def _cos_avg_pool1d_kernel(x_ptr, out_ptr, C, L, L_out, xs0, xs1, xs2, ksize, stride, pad,
-                           INCLUDE_PAD: tl.constexpr, BLOCK: tl.constexpr):
-    row = tl.program_id(0).to(tl.int64)  # n·C + c
+def _cos_avg_pool1d_kernel(x_ptr, out_ptr, R, C, L, L_out, xs0, xs1, xs2, ksize, stride, pad,
+                           INCLUDE_PAD: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK: tl.constexpr):
+    """A tile of BLOCK_R rows (n·C + c) × BLOCK output positions."""
+    rows = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)
     j = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
-    ok = j < L_out
-    n = row // C
-    c = row % C
+    r_ok = rows < R
+    j_ok = j < L_out
+    n = (rows // C).to(tl.int64)
+    c = (rows % C).to(tl.int64)
     base = x_ptr + n * xs0 + c * xs1
     t = j * stride - pad
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_R, BLOCK], dtype=tl.float32)
     for i in range(0, ksize):
         pos = t + i
-        inside = ok & (pos >= 0) & (pos < L)
-        x = tl.load(base + pos.to(tl.int64) * xs2, mask=inside, other=0.0)
+        inside = r_ok[:, None] & (j_ok & (pos >= 0) & (pos < L))[None, :]
+        x = tl.load(base[:, None] + (pos.to(tl.int64) * xs2)[None, :], mask=inside, other=0.0)
         acc += tl.where(inside, _cos(x), 0.0)
     if INCLUDE_PAD:
         count = tl.minimum(t + ksize, L + pad) - t
     else:
         count = tl.minimum(t + ksize, L) - tl.maximum(t, 0)
-    tl.store(out_ptr + row * L_out + j, acc / count.to(tl.float32), mask=ok)
+    out = acc / count.to(tl.float32)[None, :]
+    tl.store(out_ptr + rows.to(tl.int64)[:, None] * L_out + j[None, :], out, mask=r_ok[:, None] & j_ok[None, :])
 
 
 def fused_cos_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -53,9 +56,11 @@ def fused_cos_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=F
     if ceil_mode and (L_out - 1) * s >= L + p:  # the last window must start inside the input or left padding
         L_out -= 1
     out = torch.empty((N, C, L_out), dtype=torch.float32, device=input.device)
-    if N * C * L_out > 0:
+    R = N * C
+    if R * L_out > 0:
         BLOCK = min(1024, max(16, triton.next_power_of_2(L_out)))
-        _cos_avg_pool1d_kernel[(N * C, triton.cdiv(L_out, BLOCK))](
-            x, out, C, L, L_out, x.stride(0), x.stride(1), x.stride(2), k, s, p,
-            INCLUDE_PAD=count_include_pad, BLOCK=BLOCK, num_warps=4)
+        BLOCK_R = max(1, 8192 // BLOCK)  # several rows per program when rows are short
+        _cos_avg_pool1d_kernel[(triton.cdiv(R, BLOCK_R), triton.cdiv(L_out, BLOCK))](
+            x, out, R, C, L, L_out, x.stride(0), x.stride(1), x.stride(2), k, s, p,
+            INCLUDE_PAD=count_include_pad, BLOCK_R=BLOCK_R, BLOCK=BLOCK, num_warps=16)
     return out[0] if unbatched else out
