@@ -82,11 +82,11 @@ def fused_embedding_add_tanh(input_indices, weight, other, *, padding_idx=None, 
         _renorm_rows[(V,)](weight, flags, D, weight.stride(0), weight.stride(1), float(max_norm), float(norm_type),
                            P=p, BLOCK_D=BLOCK_D)
     total = rows * D
-    if total == 0:
-        return out
     o2 = other.broadcast_to(e_shape).reshape(rows, D)
     BLOCK = 1024
-    _embed_add_tanh[(triton.cdiv(total, BLOCK),)](idx, weight, o2, out, total, D, weight.stride(0),
+    # Launched even when there is nothing to look up (one fully masked program): the call still has a
+    # non-empty output, the weight, whose values it must leave as they are.
+    _embed_add_tanh[(max(1, triton.cdiv(total, BLOCK)),)](idx, weight, o2, out, total, D, weight.stride(0),
                                                   weight.stride(1), o2.stride(0), o2.stride(1), BLOCK=BLOCK,
                                                   num_warps=4)
     return out
