@@ -23,6 +23,8 @@ def fixed_cases(gen):
     yield "specials", Call(torch.tensor(SPECIALS))
     yield "negatives", Call(-sample((9, 13), gen).abs())
     yield "matrix", Call(sample((33, 65), gen))
+    # a contiguous prefix of a longer buffer: finite values follow the view in memory
+    yield "buffer_prefix", Call(sample((1100,), gen)[:1000])
 
 
 def random_cases(gen, mode):
@@ -62,6 +64,9 @@ TASK = Task(
         Deviation(Kind.COVERAGE, "small fixed tensors and random 256×256 matrices",
                   "adds NaN, ±inf, ±0, empty and size-1 dimensions; random inputs of 65 537, 129×257 and "
                   "4×31×127 elements", "special values and odd shapes under the same semantics"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole storage",
+                  "adds a contiguous 1000-element prefix of a 1100-element buffer",
+                  "a kernel that stores one element past the end (a bound off by one) writes a finite value into the output's guard band, which a NaN read from a fresh input's poison band would not disturb"),
         sweep_subset(),
     ),
 )

@@ -39,6 +39,8 @@ def fixed_cases(gen):
     yield "empty_mean_nan", Call(torch.empty(0), torch.empty(0))
     yield "empty_sum", Call(torch.empty(2, 0), torch.empty(2, 0), "sum")
     yield "single", Call(torch.tensor([[3.0]]), torch.tensor([[-1.5]]))
+    # contiguous prefixes of longer buffers: finite values follow both views in memory
+    yield "none_buffer_prefix", Call(*(t[:1000] for t in pair((1100,), gen)), "none")
 
 
 def random_cases(gen, mode):
@@ -84,6 +86,9 @@ TASK = Task(
                   "(tests/test_tolerances.py)"),
         Deviation(Kind.COVERAGE, "same-shape N(0, 1) pairs", "adds ±inf targets, a large common offset, empty "
                   "and size-1 inputs", "the same semantics at their edges (an empty mean is 0/0 = NaN)"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole storage",
+                  "adds reduction='none' on contiguous 1000-element prefixes of 1100-element buffers",
+                  "a kernel that stores one element past the end (a bound off by one) writes a finite value into the output's guard band, which a NaN read from a fresh input's poison band would not disturb"),
         Deviation(Kind.PERF, "12 sizes, 2^12 … 2^23 elements", "2^16, 2^20 and 2^23 elements",
                   "a subset spanning upstream's range"),
     ),

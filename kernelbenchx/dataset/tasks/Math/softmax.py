@@ -46,6 +46,9 @@ def fixed_cases(gen):
     cols[:4500, :2] = -inf
     cols[:, 2] = -inf
     yield "cols_masked_prefix", Call(cols, 0)
+    # columns of 600 (block-wise: 600 is not a multiple of the block) in a contiguous prefix of a longer
+    # buffer: finite values follow the view in memory
+    yield "cols_buffer_prefix", Call(sample((601, 16), gen)[:600], 0)
 
 
 def random_cases(gen, mode):
@@ -102,6 +105,9 @@ TASK = Task(
                   "-inf throughout (NaN), middle dims, slices of length 1 and up to 50001",
                   "softmax kernels typically fail on the masked (-inf) slices attention produces, and on "
                   "overflow without the max subtraction"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole storage",
+                  "adds dim 0 of a 600×16 contiguous prefix of a 601×16 buffer",
+                  "a kernel that stores one element past the end (a bound off by one) writes a finite value into the output's guard band, which a NaN read from a fresh input's poison band would not disturb"),
         Deviation(Kind.PERF, "16 fp32 inputs of 1024×16 … 1024×524288, last dim, times summed",
                   "rows of 1024×1024, 1024×16384 and 1024×524288, plus columns of 8192×8192 (dim 0)",
                   "three of upstream's sizes spanning its range, each timed on its own; the column case times the "

@@ -81,6 +81,16 @@ def fixed_cases(gen):
     yield "large_mean_train", Call(sample((8, 4, 33), gen) + 300.0, torch.zeros(4), torch.ones(4), None, None, True)
     yield "float16_train", case((4, 6, 9, 5), gen, dtype=torch.float16, training=True)
     yield "float16_eval", case((2, 8, 7, 3), gen, dtype=torch.float16, weight=False)
+    # the input is a contiguous prefix of a longer buffer: finite values follow it in memory
+    x = (2.0 * sample((700,), gen) + 0.5)[:600].view(3, 4, 50)
+    yield "eval_buffer_prefix", Call(x, sample((4,), gen), uniform((4,), gen, 0.5, 2.0), sample((4,), gen),
+                                     sample((4,), gen))
+    # running statistics as every other element of a finite buffer (stride 2), read in eval mode and
+    # updated in place in training mode
+    for training in (False, True):
+        mean, var = sample((10,), gen)[::2], uniform((10,), gen, 0.5, 2.0)[::2]
+        yield f"strided_stats_{'train' if training else 'eval'}", Call(
+            2.0 * sample((3, 5, 4, 6), gen) + 0.5, mean, var, sample((5,), gen), sample((5,), gen), training)
 
 
 def random_cases(gen, mode):
@@ -150,6 +160,12 @@ TASK = Task(
                   "adds float16 inputs (upstream's perf dtype), weight and bias given independently, no running "
                   "statistics, rank 2, 3 and 5 inputs, a large mean, eps and momentum extremes",
                   "the signature promises them; independent affine parameters catch kernels that assume both"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole, contiguous storage",
+                  "adds an input that is a contiguous prefix of a longer buffer and running statistics that "
+                  "are stride-2 views of finite buffers (eval and training)",
+                  "a kernel that stores one element past the end writes a finite value into the output's "
+                  "guard band; a kernel that reads or updates the statistics as if contiguous gets other "
+                  "finite values (the generated layout cases fill the gaps with NaN and use momentum 0)"),
         Deviation(Kind.PERF, "8 float16 sizes (32, 32, 640 … 1536, 128), eval mode",
                   "float16 (32, 32, 640 | 1024 | 1536, 128), eval mode, after a small (2, 32, 64, 128) case",
                   "a subset of upstream's sizes; the small case is the one the CPU self-check can run"),

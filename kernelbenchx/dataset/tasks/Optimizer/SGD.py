@@ -45,6 +45,9 @@ def fixed_cases(gen):
     yield "dampening", Call(*state((4, 5, 6), gen), 0.1, 0.8, 0.0, 0.3)
     yield "nesterov_decay", Call(*state((257,), gen), 0.1, 0.9, 0.1, nesterov=True)
     yield "nesterov_dampening", Call(*state((3, 100), gen), 0.05, 0.5, 0.05, 0.1, True)
+    # the gradient is a contiguous prefix of a longer buffer (finite values follow it in memory) and the
+    # momentum buffer is created by the kernel
+    yield "first_step_grad_prefix", Call(sample((1000,), gen), sample((1100,), gen)[:1000], None, 0.05, 0.9)
     yield "single_element", Call(torch.tensor([2.0]), torch.tensor([-1.0]), torch.tensor([0.5]), 0.1, 0.9, 0.5, 0.25)
 
 
@@ -99,6 +102,11 @@ TASK = Task(
                   "adds steps without a buffer (with dampening and Nesterov), dampening on existing buffers, "
                   "momentum 0 with a buffer, zero gradients, random dampening", "the same semantics; a first step "
                   "with dampening ≠ 0 separates upstream's zero-initialized buffer from torch.optim's b = g"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole storage",
+                  "adds a first step (no buffer) whose gradient is a contiguous 1000-element prefix of a "
+                  "1100-element buffer",
+                  "a kernel that updates one element past the end writes a finite value into the new momentum "
+                  "buffer's guard band, which a NaN read from a fresh input's poison band would not disturb"),
         Deviation(Kind.PERF, "19 sizes, 2^10 … 2^28 elements", "2^20, 2^24 and 2^28 elements",
                   "a subset spanning upstream's range; below 2^20 elements the time is launch overhead"),
     ),

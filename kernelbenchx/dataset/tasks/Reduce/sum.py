@@ -35,6 +35,11 @@ def fixed_cases(gen):
     yield "list_dims_keepdim", Call(sample((5, 8, 9), gen), [0, -1], True)
     yield "empty_dim", Call(torch.empty(3, 0), 1)
     yield "size_one_dim", Call(sample((4, 1, 3), gen), -2, True)
+    # ±1e8 (exact in float32) around N(0, 1) terms: float64 sums them exactly, a float32 accumulator loses them
+    x = sample((4, 102), gen)
+    x[:, 0] = 1e8 * torch.arange(1.0, 5.0)
+    x[:, -1] = -x[:, 0]
+    yield "float64_cancellation", Call(x, 1, dtype=torch.float64)
 
 
 def random_cases(gen, mode):
@@ -81,6 +86,10 @@ TASK = Task(
                   "2·2⁻²³·√n·(‖x‖₂ + |Σx|) per output plus rtol 1e-5",
                   "a fixed atol rejected honest atomic and split sums of 10⁵ terms by chance (1.6e-4 > 1e-4 "
                   "seen); the bound grows with the reduction as fp32 rounding does"),
+        Deviation(Kind.COVERAGE, "no sum whose terms cancel",
+                  "adds a dtype=float64 sum of terms that cancel (±1e8 around N(0, 1) terms)",
+                  "the signature's dtype argument; only a cancelling sum separates float64 from float32 "
+                  "accumulation within the tolerance's rtol"),
         Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements", "rows of 1024×4096 and 16384×8192, columns "
                   "of 8192×8192", "2-D reductions over rows and columns exercise both memory-access patterns; "
                   "sizes below 2^20 elements measure launch overhead, not the kernel"),
