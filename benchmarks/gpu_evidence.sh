@@ -3,7 +3,7 @@
 # then tabulated into solutions.md), `kbx verify --level 4` of that run, and the adversarial suite's GPU cases.
 # Results and logs land under $OUT.     (on the device)  OUT=out bash benchmarks/gpu_evidence.sh
 #   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts; SEED: the run's seed (repeatability runs);
-#   WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
+#   ONLY_EVAL=1 stops after the eval; WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
 #   RESUME=--resume continues the run already in $OUT/run (copy it there first, with its SUBMISSION).
 set -uo pipefail
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
@@ -35,6 +35,7 @@ timeout "${EVAL_S:-380}" python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --
 echo "eval exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/eval.txt"
 tail -25 "$OUT/eval.txt"
 python3 benchmarks/solutions_table.py "$OUT/run" > "$OUT/solutions.md"; sed -n 5,30p "$OUT/solutions.md"
+[ -z "${ONLY_EVAL:-}" ] || exit 0  # a run continued by a later call (RESUME=--resume)
 timeout "${VERIFY_S:-60}" python3 -m kernelbenchx verify "$OUT/run" --submission "$SUB" --level 4 --sample 8 --nonce "${NONCE:-gpu-evidence}" \
   > "$OUT/verify.txt" 2>&1; echo "verify exit $?"; tail -8 "$OUT/verify.txt"
 KBX_GPU_FOCUS=1 timeout "${ADV_S:-90}" python3 -m tests.adversarial.suite /tmp/adv > "$OUT/adversarial.txt" 2>&1
