@@ -33,6 +33,12 @@ def fixed_cases(gen):
     yield "bilinear_one_pixel_out_aligned", Call(x, (1, 1), mode="bilinear", align_corners=True)
     yield "bicubic_from_one_row", Call(sample((2, 2, 1, 5), gen), (4, 9), mode="bicubic")
     yield "int_size", Call(x, 11, mode="bilinear")
+    # the input is a contiguous prefix of a longer buffer: finite values follow it in memory
+    yield "nearest_buffer_prefix", Call(sample((2, 2, 5, 7), gen)[:1], (9, 11))
+    # rows and columns of 2100 pixels (source indices above 2048, where float16 stops holding every integer);
+    # at scale factor 2 the source coordinates dst/2 − 1/4 are exact, so fp32 rounding adds no error
+    yield "bilinear_wide_rows", Call(sample((1, 1, 2, 2100), gen), scale_factor=2.0, mode="bilinear")
+    yield "bilinear_tall_columns", Call(sample((1, 1, 2100, 2), gen), scale_factor=2.0, mode="bilinear")
 
 
 def random_cases(gen, mode):
@@ -84,7 +90,8 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-3, atol=1e-3, scale="rms"),
                       notes="Tolerance 1e-3 (atol × the output's RMS): the fp32 source coordinate carries an "
                             "error of a few units of size × 6e-8, which interpolation multiplies by the local "
-                            "image gradient (up to ~10 for noise images; inputs here are at most 256 pixels). "
+                            "image gradient (up to ~10 for noise images; inputs here are at most 256 pixels, except 2100-pixel rows and columns at scale factor 2, whose "
+                            "coordinates are exact). "
                             "Nearest-mode tests avoid sizes where dst·scale lands on an integer "
                             "inexactly."),
     flops=flops,
@@ -97,5 +104,11 @@ TASK = Task(
         Deviation(Kind.PERF, "2×3×(32 … 256)² resized to twice the size (4 rows; the mode is not in the golden "
                   "data)", "2×3×128² → 256² and 2×3×256² → 512² in the default mode (nearest), and 2×3×256² → "
                   "512² bilinear", "a subset of upstream's rows spanning its range"),
+        Deviation(Kind.COVERAGE, "inputs that own their whole storage, at most 256 pixels per side",
+                  "adds an input that is a contiguous prefix of a longer buffer and bilinear rows and columns of "
+                  "2100 pixels at scale factor 2",
+                  "a kernel that stores one element past the end writes a finite value into the output's guard "
+                  "band; source indices above 2048 catch index arithmetic in float16"),
     ),
+    layout_case="nearest_down_size",
 )
