@@ -21,3 +21,14 @@ def test_refill_drops_a_child_whose_start_fails():
     pool.warm([None])
     assert len(made) == 2 and all(c.closed for c in made)
     assert not pool.idle[None]
+
+
+def test_waiting_for_the_gpu_guard_is_given_back_to_the_candidates_clock():
+    from kernelbenchx.evaluator.process import Child
+
+    child = Child.__new__(Child)
+    child.restart_clock(60.0)
+    before = child.deadline
+    child.extend_clock(12.5)
+    child.extend_clock(-3.0)  # never shortened
+    assert child.deadline == before + 12.5

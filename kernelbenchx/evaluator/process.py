@@ -130,6 +130,10 @@ class Child:
         candidate's time)."""
         self.deadline = time.monotonic() + wall_s
 
+    def extend_clock(self, seconds: float) -> None:
+        """Give back time the parent made the candidate wait (for a GPU another candidate was timing on)."""
+        self.deadline += max(0.0, seconds)
+
     def call(self, request: Any, timeout: float | None = None) -> Any:
         """Send one request and wait for its reply; raises ChildFailed on death, hang or garbage."""
         assert self.proc is not None and self.proc.stdin is not None
