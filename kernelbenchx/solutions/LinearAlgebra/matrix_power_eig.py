@@ -672,12 +672,12 @@ def _eigvec_kernel(h_ptr, wr_ptr, wi_ptr, nrm_ptr, yr_ptr, yi_ptr, n, eps, BJ: t
             r1i += tl.sum(t1[:, None] * yi, axis=0)
         act = cm & (i < start)
         if two:
-            a = tl.load(h_ptr + top * (n + 1))
+            a_top = tl.load(h_ptr + top * (n + 1))  # not `a`: that name holds a vector above
             bq1 = tl.load(h_ptr + top * n + i)
             cc1 = tl.load(h_ptr + i * n + top)
             d1 = tl.load(h_ptr + i * (n + 1))
             # [[a − λ, b], [c, d − λ]]·[y1; y2] = −[r1; r2]
-            a11r = a - lr
+            a11r = a_top - lr
             a22r = d1 - lr
             detr = a11r * a22r - li * li - bq1 * cc1
             deti = -li * a22r - a11r * li
