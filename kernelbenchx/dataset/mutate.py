@@ -216,8 +216,17 @@ def child_main(task_id: str, source: str, conn) -> None:
         conn.send(f"error: {type(exc).__name__}")
 
 
+def forkserver() -> multiprocessing.context.BaseContext:
+    """Mutants fork from a single-threaded server that has imported torch, triton and this module once: forking
+    the caller itself deadlocked under pytest-xdist and with the thread pool of --workers (a lock held by
+    another thread at fork time)."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "triton", "kernelbenchx.dataset.mutate"])
+    return ctx
+
+
 def run_mutant(mutant: Mutant) -> str | None:
-    ctx = multiprocessing.get_context("fork")
+    ctx = forkserver()
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, child))
     proc.start()
