@@ -6,14 +6,7 @@
 #   ONLY_EVAL=1 stops after the eval; WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
 #   RESUME=--resume continues the run already in $OUT/run (copy it there first, with its SUBMISSION).
 set -uo pipefail
-OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
-export PYTHONUNBUFFERED=1
+. benchmarks/device_env.sh
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
   python3 -c "import sys, torch, triton; print(sys.version.split()[0], torch.__version__, torch.version.cuda, triton.__version__)"

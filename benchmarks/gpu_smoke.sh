@@ -3,14 +3,7 @@
 # `kbx eval` with perf, and the adversarial suite's GPU-relevant cases. Logs and results land under $OUT.
 #   (on the device) bash benchmarks/gpu_smoke.sh      — wheels for missing packages in .whl/ are installed first
 set -uo pipefail
-OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=/tmp/site:$PWD
-else
-  export PYTHONPATH=$PWD
-fi
-export PYTHONUNBUFFERED=1
+. benchmarks/device_env.sh
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
   python3 -c "import sys, torch, triton, numpy; print(sys.version.split()[0], torch.__version__, torch.version.cuda, triton.__version__, numpy.__version__)"
