@@ -49,7 +49,7 @@ def test_call_guarded_sees_writes_past_an_allocated_output_and_nothing_else():
     _, out, overrun = call_guarded(call, copier(0))
     assert overrun is None and torch.equal(out, torch.arange(5.0))
     _, out, overrun = call_guarded(call, copier(1))
-    assert overrun == "wrote past the end of 1 allocated tensor(s)" and torch.equal(out, torch.arange(5.0))
+    assert overrun == "wrote past the end of 1 tensor(s) it allocated" and torch.equal(out, torch.arange(5.0))
 
 
 def test_an_unmasked_read_past_an_input_reads_poison():

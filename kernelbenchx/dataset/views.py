@@ -126,5 +126,10 @@ def call_guarded(call: Any, entry: Any) -> tuple[Any, Any, str | None]:
     with GuardedAllocations() as mode:
         out = mine.invoke(entry)
     inputs = [i for i, t in enumerate(mine.tensors()) if not guard_intact(t)]
-    parts = [f"tensor inputs {inputs}"] * bool(inputs) + [f"{mode.overrun()} allocated tensor(s)"] * bool(mode.overrun())
-    return mine, out, ("wrote past the end of " + " and ".join(parts)) if parts else None
+    return mine, out, overrun_text(inputs, mode.overrun())
+
+
+def overrun_text(inputs: list[int] | tuple[int, ...], allocated: int) -> str | None:
+    """What a call wrote past: the indices of its tensor inputs and the number of its own allocations."""
+    parts = [f"tensor inputs {list(inputs)}"] * bool(inputs) + [f"{allocated} tensor(s) it allocated"] * bool(allocated)
+    return "wrote past the end of " + " and ".join(parts) if parts else None

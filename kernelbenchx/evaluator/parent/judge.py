@@ -18,6 +18,7 @@ import torch
 import triton
 
 from kernelbenchx.dataset.task import Call, Task, iter_tensors
+from kernelbenchx.dataset.views import overrun_text
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent import observations
 from kernelbenchx.evaluator.reasons import Reason, Rejected
@@ -74,10 +75,9 @@ def judge_side_effects(task: Task, row: m.ExpectedRow, report: m.CaseReport, whe
         raise Rejected(Reason.INPUT_MUTATION, f"{where}: inputs were modified (tensor inputs {changed})")
     if [i for i in report.aliased_inputs if i not in allowed]:
         raise Rejected(Reason.OUTPUT_ALIASES_INPUT, f"{where}: an output shares memory with an input")
-    if report.overrun_inputs or report.overrun_allocations:
-        whose = [f"tensor inputs {list(report.overrun_inputs)}"] * bool(report.overrun_inputs) + \
-                [f"{report.overrun_allocations} tensor(s) it allocated"] * bool(report.overrun_allocations)
-        raise Rejected(Reason.OUT_OF_BOUNDS_WRITE, f"{where}: wrote past the end of {' and '.join(whose)}")
+    overrun = overrun_text(report.overrun_inputs, report.overrun_allocations)
+    if overrun:
+        raise Rejected(Reason.OUT_OF_BOUNDS_WRITE, f"{where}: {overrun}")
     if report.deferred:
         raise Rejected(Reason.DEFERRED_WORK, f"{where}: outputs changed after the call returned")
 
