@@ -216,12 +216,18 @@ def replay(run_dir: Path, submission: Path, device: str, sample: int | None, non
     from kernelbenchx.evaluator.parent.submission import Candidate, read_submission
 
     chosen = [c for c in read_submission(submission) if isinstance(c, Candidate) and c.key in set(keys)]
+    new: dict = {}
     with tempfile.TemporaryDirectory(prefix="kbx-verify-") as tmp:
-        picked = Path(tmp) / "sample.jsonl"  # explicit sample ids keep every key as it was
-        picked.write_text("".join(json.dumps({"task_id": c.task_id, "code": c.code, "sample_id": c.sample_id,
-                                              "model": c.model, "method": c.method, "round": c.round}) + "\n"
-                                  for c in chosen))
-        evaluate_submission(picked, RunConfig(out_dir=Path(tmp) / "out", device=device, seed=int(info["seed"]),
-                                              perf=perf, task_set="submitted", timeout_s=900))
-        new = {r.key: r for r in read_results(Path(tmp) / "out")}
+        for attempt in range(2):  # a fault on the verifier's own side (harness_error) is retried once
+            todo = [c for c in chosen if c.key not in new or new[c.key].reason.value == "harness_error"]
+            if not todo:
+                break
+            picked = Path(tmp) / f"sample{attempt}.jsonl"  # explicit sample ids keep every key as it was
+            picked.write_text("".join(json.dumps({"task_id": c.task_id, "code": c.code, "sample_id": c.sample_id,
+                                                  "model": c.model, "method": c.method, "round": c.round}) + "\n"
+                                      for c in todo))
+            out = Path(tmp) / f"out{attempt}"
+            evaluate_submission(picked, RunConfig(out_dir=out, device=device, seed=int(info["seed"]),
+                                                  perf=perf, task_set="submitted", timeout_s=900))
+            new.update({r.key: r for r in read_results(out)})
     return {k: (claimed[k], new[k]) for k in keys if k in new}
