@@ -3,7 +3,10 @@
 import threading
 import time
 
-from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard
+import pytest
+
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard, Lease
 
 
 class Log:
@@ -98,3 +101,84 @@ def test_checks_queued_behind_a_timing_go_before_the_next_timing():
     check_start = next(s for k, s, _ in log.spans if k == "check")
     timing_starts = sorted(s for k, s, _ in log.spans if k == "timing")
     assert timing_starts[0] < check_start < timing_starts[1]
+
+
+def test_a_lease_gives_the_gpu_to_a_timing_while_its_holder_compiles():
+    guard, log = GpuGuard(), Log()
+    compiling, timing_done = threading.Event(), threading.Event()
+
+    def check():
+        with Lease(guard.shared) as lease:
+            log.work("check", 0.01)
+            lease.answer(m.GpuRelease())  # compiling: the GPU is free meanwhile
+            compiling.set()
+            timing_done.wait(5)
+            assert isinstance(lease.answer(m.GpuAcquire()), m.GpuGranted)
+            assert isinstance(lease.answer(m.GpuAcquire()), m.GpuGranted)  # held once, never twice
+            log.work("check", 0.01)
+
+    def timing():
+        compiling.wait(5)
+        with guard.exclusive():
+            log.work("timing", 0.02)
+        timing_done.set()
+
+    run_threads([check, timing])
+    timings = [s for s in log.spans if s[0] == "timing"]
+    assert len(timings) == 1 and len(log.spans) == 3
+    assert not any(overlaps(timings[0], other) for other in log.spans if other is not timings[0])
+    assert guard.sharers == 0 and not guard.timing  # everything given back
+
+
+def test_a_lease_retaken_after_compiling_waits_for_the_timing_in_progress():
+    guard = GpuGuard()
+    lease = Lease(guard.shared)
+    with lease:
+        lease.answer(m.GpuRelease())
+        lease.answer(m.GpuRelease())  # nothing held: nothing to give
+        timing = guard.exclusive()
+        timing.__enter__()
+        threading.Timer(0.2, lambda: timing.__exit__(None, None, None)).start()
+        lease.answer(m.GpuAcquire())
+        assert lease.waited >= 0.15 and lease.released == 2
+    assert guard.sharers == 0
+
+
+def test_a_child_call_answers_interim_messages_and_refuses_them_where_no_lease_is_held():
+    from kernelbenchx.evaluator.isolation import TRUSTED
+    from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
+
+    guard = GpuGuard()
+    with Child("tests.lease_child", Limits(wall_s=60), TRUSTED) as child:
+        with Lease(guard.shared) as lease:
+            reply = child.call(m.Verify(), interim=lease.answer)
+        assert reply == m.Symbols(("GpuGranted",)) and lease.released == 1
+        with pytest.raises(ChildFailed) as failed:
+            child.call(m.Verify())
+        assert failed.value.kind == "protocol" and "unexpected GpuRelease during Verify" in str(failed.value)
+
+
+class FakeChannel:
+    def __init__(self, answer):
+        self.sent, self.answer = [], answer
+
+    def reply(self, msg):
+        self.sent.append(type(msg).__name__)
+
+    def ask(self, msg):
+        self.reply(msg)
+        return self.answer
+
+
+def test_the_candidate_process_brackets_a_compile_only_where_the_request_allows_it():
+    from kernelbenchx.evaluator.child.gpu_lease import CompileLease
+
+    lease = CompileLease(FakeChannel(m.GpuGranted()))
+    with lease.compiling():
+        pass
+    assert lease.channel.sent == []  # no lease: the request keeps the GPU
+    lease.active = True
+    with lease.compiling():
+        with lease.compiling():  # nested (a compile inside a compile): one bracket
+            assert lease.channel.sent == ["GpuRelease"]
+    assert lease.channel.sent == ["GpuRelease", "GpuAcquire"] and not lease.released

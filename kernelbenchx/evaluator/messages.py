@@ -91,6 +91,7 @@ class RunCase:
     repeat: bool = False  # call a second time on fresh copies of the inputs
     reseed: str | None = None  # call once more with this keyword argument changed (RNG tasks)
     mutates: tuple = ()  # positional arguments updated in place: compared after the call
+    lease: bool = False  # give the GPU back while Triton compiles (GpuRelease / GpuAcquire below)
 
 
 @message
@@ -135,6 +136,29 @@ class Symbols:
 
 
 # -------------------------------------------------------------------------------------------------------------
+# Candidate process → parent in the middle of a request that allows it (`lease`): compiling needs no GPU, so
+# the share of the GPU's guard held for the request is given back meanwhile (parent/gpu_guard.Lease).
+
+
+@message
+class GpuRelease:
+    pass
+
+
+@message
+class GpuAcquire:
+    pass
+
+
+@message
+class GpuGranted:
+    """Parent → candidate: the guard is held again; the request goes on."""
+
+
+INTERIM = (GpuRelease, GpuAcquire)
+
+
+# -------------------------------------------------------------------------------------------------------------
 # Perf: parent → candidate process and parent → trusted timing lane
 
 
@@ -151,6 +175,7 @@ class TimeCase:
     tf32: bool = False  # lane only: run the baseline under the task's precision admission
     full_output: bool = False  # send input set 0's whole output (custom-check tasks are judged on it)
     cpus: tuple = ()  # candidate only: move to these cores (reserved for this GPU's timings) before timing
+    lease: bool = False  # candidate only: give the GPU back while Triton compiles
 
 
 @message

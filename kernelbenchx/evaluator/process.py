@@ -26,7 +26,7 @@ import time
 import weakref
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from kernelbenchx.evaluator import messages
 from kernelbenchx.evaluator.isolation import Plan
@@ -134,17 +134,42 @@ class Child:
         """Give back time the parent made the candidate wait (for a GPU another candidate was timing on)."""
         self.deadline += max(0.0, seconds)
 
-    def call(self, request: Any, timeout: float | None = None) -> Any:
-        """Send one request and wait for its reply; raises ChildFailed on death, hang or garbage."""
+    def call(self, request: Any, timeout: float | None = None,
+             interim: Callable[[Any], Any] | None = None) -> Any:
+        """Send one request and wait for its reply; raises ChildFailed on death, hang or garbage.
+
+        `interim` answers the messages.INTERIM messages a request may send before its reply (a GPU lease);
+        the time it takes is given back to the child's clock. Without it, an interim message is a protocol
+        error."""
+        self.send(request)
+        remaining = self.deadline - time.monotonic()
+        deadline = time.monotonic() + max(min(timeout, remaining) if timeout else remaining, 0.1)
+        while True:
+            reply = self.receive(deadline)
+            if not isinstance(reply, messages.INTERIM):
+                return reply
+            if interim is None:
+                self.kill()
+                raise ChildFailed("protocol", f"unexpected {type(reply).__name__} during "
+                                  f"{type(request).__name__}", self.stderr_tail())
+            started = time.monotonic()
+            answer = interim(reply)
+            spent = time.monotonic() - started
+            self.deadline += spent
+            deadline += spent
+            if answer is not None:
+                self.send(answer)
+
+    def send(self, message: Any) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(messages.encode(request))
+            self.proc.stdin.write(messages.encode(message))
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self.fail_from_exit()
-        remaining = self.deadline - time.monotonic()
-        limit = min(timeout, remaining) if timeout else remaining
-        frame = self.read_frame(time.monotonic() + max(limit, 0.1))
+
+    def receive(self, deadline: float) -> Any:
+        frame = self.read_frame(deadline)
         try:
             return messages.decode(frame)
         except messages.ProtocolError as exc:
@@ -264,3 +289,8 @@ class Channel:
 
     def reply(self, msg: Any) -> None:
         self.out.write(messages.encode(msg))
+
+    def ask(self, msg: Any) -> Any:
+        """Send an interim message in the middle of a request and wait for the parent's answer."""
+        self.reply(msg)
+        return next(self.requests(), None)

@@ -12,6 +12,8 @@ import importlib.util
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,6 +23,7 @@ from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe
+from kernelbenchx.evaluator.child.gpu_lease import CompileLease
 from kernelbenchx.evaluator.measure import perf_case, protocol
 from kernelbenchx.evaluator.process import Channel
 
@@ -30,7 +33,8 @@ _equal, _clone = torch.equal, torch.Tensor.clone  # taken before candidate code 
 
 
 class Harness:
-    def __init__(self) -> None:
+    def __init__(self, channel: Channel | None = None) -> None:
+        self.lease = CompileLease(channel)
         self.entry: Callable[..., Any] | None = None
         self.device = "cpu"
         self.launches = observe.LaunchCounter()
@@ -52,6 +56,7 @@ class Harness:
             torch.zeros(1, device=self.device)
             torch.cuda.synchronize()
             warm_triton_driver()
+            self.lease.install()
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
         path = Path.cwd() / "candidate.py"
@@ -78,9 +83,22 @@ class Harness:
         return m.Symbols(tuple(observe.changed_symbols(self.snapshot, self.trusted())))
 
     def time_case(self, req: m.TimeCase) -> Any:
-        return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self)
+        with self.leased(req.lease):
+            return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self)
 
     def run_case(self, req: m.RunCase) -> m.CaseReport:
+        with self.leased(req.lease):
+            return self.run_case_leased(req)
+
+    @contextmanager
+    def leased(self, allowed: bool) -> Iterator[None]:
+        self.lease.active = allowed and self.device.startswith("cuda")
+        try:
+            yield
+        finally:
+            self.lease.active = False
+
+    def run_case_leased(self, req: m.RunCase) -> m.CaseReport:
         args, kwargs = to_device(req.call, self.device)
         tensors_in = list(iter_tensors((args, kwargs)))
         pristine = [_clone(t) for t in tensors_in]
@@ -183,6 +201,10 @@ class Harness:
                   for s in sizes + [2 * max(sizes, default=0)]]
         del blocks
 
+    def compile_seconds(self) -> float:
+        """For perf_case: seconds spent in Triton compiles so far (the GPU given back meanwhile)."""
+        return self.lease.compile_s
+
     def trusted(self) -> dict[str, Any]:
         return {"kbx.protocol.time_case": protocol.time_case, "kbx.protocol.synchronize": protocol.synchronize,
                 "kbx.harness.observed_call": Harness.observed_call,
@@ -277,7 +299,7 @@ def aliased(out: Any, inputs: list[torch.Tensor]) -> list[int]:
 
 def main() -> None:
     channel = Channel(int(sys.argv[1]))
-    harness = Harness()
+    harness = Harness(channel)
     handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,
                 m.TimeCase: harness.time_case}
     for request in channel.requests():

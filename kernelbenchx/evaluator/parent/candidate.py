@@ -17,6 +17,7 @@ from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
 from kernelbenchx.evaluator.parent import judge, static
+from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
@@ -86,7 +87,8 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 log.correct[stage] = correct_stage(child, task, stage, expected[stage],
-                                                   limits if run.on_cpu else [], run.shared(gpu))
+                                                   limits if run.on_cpu else [], run.shared(gpu),
+                                                   lease=not run.on_cpu)
                 verify_symbols(child, f"during {stage}")
             log.correct["seconds"] = round(time.perf_counter() - clock, 3)
             log.perf = perf(child, task, run, gpu)
@@ -145,26 +147,27 @@ def verify_symbols(child: Child, when: str) -> None:
 
 
 def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter_limits: list[str],
-                  shared: Callable[[], ContextManager]) -> dict:
-    """Run a stage's cases one request at a time (a timing waiting for the GPU waits for one case at most)."""
+                  shared: Callable[[], ContextManager], lease: bool = False) -> dict:
+    """Run a stage's cases one request at a time, each holding the GPU's shared guard except while the
+    candidate compiles (`lease`), so a timing waiting for the GPU waits for one case's GPU work at most."""
     sensitive = next((row.name for row in rows if row.reseed_sensitive), None)
-    launches, case_s, waited = [], [], 0.0
+    launches, case_s, waited, released = [], [], 0.0, 0
     for i, row in enumerate(rows):
         request = m.RunCase(row.name, row.call, repeat=i == 0, mutates=tuple(task.contract.mutates),
-                            reseed=task.contract.seed_kwarg if row.name == sensitive else None)
-        queued = time.perf_counter()
-        with shared():
+                            reseed=task.contract.seed_kwarg if row.name == sensitive else None, lease=lease)
+        with Lease(shared) as gpu:
+            child.extend_clock(gpu.waited)  # queueing behind other candidates' timings is not its time
             started = time.perf_counter()
-            report = child.call(request)
-        waited += started - queued
-        child.extend_clock(started - queued)  # queueing behind other candidates' timings is not its time
+            report = child.call(request, interim=gpu.answer)
+        waited += gpu.waited
+        released += gpu.released
         case_s.append(round(time.perf_counter() - started, 3))
         if not isinstance(report, m.CaseReport) or report.name != row.name:
             raise Rejected(Reason.PROTOCOL, f"{stage}: unexpected reply to case {row.name}")
         judge.judge_case(task, stage, row, report, interpreter_limits)
         launches.append(report.observation.launches if report.observation else 0)
     return {"cases": len(rows), "passed": len(rows), "launches": launches, "case_s": case_s,
-            "guard_wait_s": round(waited, 3)}
+            "guard_wait_s": round(waited, 3), "compiles_off_guard": released}
 
 
 def child_failure(failed: ChildFailed) -> Rejected:
@@ -178,10 +181,15 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     if run.on_cpu:
         return {"status": "skipped", "reason": "no CUDA device: kernels ran under TRITON_INTERPRET=1, which says "
                                                "nothing about speed"}
-    queued = time.perf_counter()
-    with run.exclusive(gpu):
-        wait = time.perf_counter() - queued
+    lane = run.lane(gpu)
+    with Lease(lambda: run.exclusive(gpu)) as lane_lease:
+        wait = lane_lease.waited
         clock = time.perf_counter()
-        result = perf_stage.perf_stage(child, task, run.lane(gpu))
-    return {**result, "lane_wait_s": round(wait, 3), "seconds": round(time.perf_counter() - clock, 3),
-            "gpu": run.gpu_identity(gpu)}
+        result = perf_stage.perf_stage(child, task, lane, lane_lease)
+        seconds = time.perf_counter() - clock
+    pending = result.pop("pending")
+    with run.shared(gpu)():
+        judge_s = perf_stage.judge_pending(task, pending, lane) if pending else 0.0
+    return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
+            "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,
+            "judge_s": round(judge_s, 3), "gpu": run.gpu_identity(gpu)}

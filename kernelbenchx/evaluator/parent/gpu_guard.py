@@ -7,15 +7,19 @@ sends to a GPU takes the GPU's guard: checks share it, timing holds it alone.
 The guard is phase-fair: once a timing waits, new checks wait too (so timing is not starved by a steady
 stream of checks), and when a timing ends, the checks that queued behind it go before the next timing (so
 a queue of timings does not starve the checks either). Checks are sent one case at a time, so a timing
-waits at most for the case in flight in each worker.
+waits at most for the case in flight in each worker, and a candidate process gives its side of the guard back
+while Triton compiles (a Lease), so nobody waits for a compiler.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from typing import ContextManager
+from typing import Any, Callable, ContextManager
+
+from kernelbenchx.evaluator import messages as m
 
 
 class GpuGuard:
@@ -62,3 +66,46 @@ class GpuGuard:
 def shared(guards: list[GpuGuard], gpu: int | None) -> ContextManager:
     """The shared side of a GPU's guard; nothing to take on the CPU."""
     return guards[gpu].shared() if guards and gpu is not None else nullcontext()
+
+
+class Lease:
+    """One side of a GPU's guard (`side()`: shared or exclusive), held for one candidate request and given
+    back while the candidate process compiles: it says GpuRelease before Triton compiles and GpuAcquire after,
+    and waits for GpuGranted before it touches the GPU again. Held at most once, whatever the process sends
+    (a second GpuAcquire is granted at once; a GpuRelease when nothing is held does nothing)."""
+
+    def __init__(self, side: Callable[[], ContextManager]) -> None:
+        self.side = side
+        self.held: ContextManager | None = None
+        self.waited = 0.0  # seconds spent queueing for the guard
+        self.released = 0  # times the process gave the guard back
+
+    def __enter__(self) -> "Lease":
+        self.take()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.give_back()
+
+    def take(self) -> None:
+        if self.held is not None:
+            return
+        queued = time.perf_counter()
+        side = self.side()
+        side.__enter__()
+        self.held = side
+        self.waited += time.perf_counter() - queued
+
+    def give_back(self) -> None:
+        side, self.held = self.held, None
+        if side is not None:
+            side.__exit__(None, None, None)
+
+    def answer(self, message: Any) -> Any:
+        """The reply to an interim message of the process (None: no reply)."""
+        if isinstance(message, m.GpuRelease):
+            self.released += 1
+            self.give_back()
+            return None
+        self.take()
+        return m.GpuGranted()
