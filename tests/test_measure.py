@@ -62,15 +62,16 @@ def perf_reply(samples, recheck, fingerprints=((1.0, 2.0),), obs=None, event=1.0
                         None if candidate else {"flops": 1e6, "bytes": 8e6, "unit": "fp32"})
 
 
-def lane(calls=None, peaks=None):
-    return perf_stage.Lane(calls or (lambda req, timeout: None), lambda *parts: 1, timing.Protocol(), peaks, None,
-                           ("eager",), 90.0)
+def lane(calls=None, peaks=None, judge=None):
+    return perf_stage.Lane(calls or (lambda req, timeout: None), judge or (lambda req, timeout: None),
+                           lambda *parts: 1, timing.Protocol(), peaks, None, ("eager",), 90.0)
 
 
 def test_judge_case_checks_inputs_observations_outputs_and_timer():
     good = [[torch.ones(4)]]
     base = perf_reply(good, [torch.ones(4)], candidate=False)
-    row = perf_stage.judge_case(GELU, 0, base, perf_reply(good, [torch.ones(4)]), lane(peaks=roofline.PEAKS["h100"]))
+    row = perf_stage.judge_case(GELU, 0, base, perf_reply(good, [torch.ones(4)]), lane(peaks=roofline.PEAKS["h100"]),
+                                [])
     assert row["speedup"]["eager"] == pytest.approx(1.0) and 0 < row["roofline"]["roofline_fraction"] < 1
     cases = [(perf_reply(good, [torch.ones(4)], fingerprints=((9.0, 9.0),)), Reason.INPUT_TAMPERING),
              (perf_reply(good, [torch.ones(4)], obs=observation(launches=0)), Reason.NO_LAUNCH),
@@ -84,24 +85,28 @@ def test_judge_case_checks_inputs_observations_outputs_and_timer():
              (m.Failed(m.ErrorInfo("RuntimeError", "boom")), Reason.PERF_EXCEPTION)]
     for mine, reason in cases:
         with pytest.raises(Rejected) as info:
-            perf_stage.judge_case(GELU, 0, base, mine, lane())
+            perf_stage.judge_case(GELU, 0, base, mine, lane(), [])
         assert info.value.reason is reason, info.value.message
 
 
-def test_custom_check_tasks_are_rechecked_by_the_lane_on_the_whole_perf_output():
+def test_custom_check_tasks_are_judged_whole_by_a_judge_process_after_the_timing():
     task = get_task("LinearAlgebra/qr")
-    asked = []
+    asked, timed = [], []
 
-    def lane_call(request, timeout):
+    def judge_call(request, timeout):
         asked.append(request)
         return m.CheckResult("Q is not orthogonal")
 
     mine = replace(perf_reply([[torch.ones(4)]], [torch.ones(4)]), output=(torch.eye(3), torch.eye(3)))
     base = perf_reply([[torch.ones(4)]], [torch.ones(4)], candidate=False)
+    pending: list = []
+    the_lane = lane(lambda request, timeout: timed.append(request), judge=judge_call)
+    perf_stage.judge_case(task, 0, base, mine, the_lane, pending)  # set aside, not judged while timing
+    assert pending == [(0, mine.output)] and not asked and not timed
     with pytest.raises(Rejected) as info:
-        perf_stage.judge_case(task, 0, base, mine, lane(lane_call))
+        perf_stage.judge_pending(task, pending, the_lane)
     assert info.value.reason is Reason.PERF_RECHECK and "orthogonal" in info.value.message
-    assert isinstance(asked[0], m.PerfCheck) and asked[0].output is mine.output
+    assert isinstance(asked[0], m.PerfCheck) and asked[0].output is mine.output and not timed
 
 
 def slow_reply(samples, median_ms):
@@ -112,13 +117,13 @@ def slow_reply(samples, median_ms):
 
 def test_a_very_slow_candidate_is_timed_once_and_still_checked_on_its_timed_output():
     base = perf_reply([[torch.ones(4)]] * 3, [torch.ones(4)], candidate=False)  # baseline median 0.1 ms
-    row = perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 50.0), lane())
+    row = perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 50.0), lane(), [])
     assert row["speedup"]["eager"] == pytest.approx(0.002)
     with pytest.raises(Rejected) as info:  # its output on input set 0 is still compared
-        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.zeros(4)]], 50.0), lane())
+        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.zeros(4)]], 50.0), lane(), [])
     assert info.value.reason is Reason.PERF_RECHECK
     with pytest.raises(Rejected) as info:  # claiming the one-call path without being that slow is forged
-        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 5.0), lane())
+        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 5.0), lane(), [])
     assert info.value.reason is Reason.TIMER_TAMPERING
 
 
@@ -133,7 +138,7 @@ class FakeProcess:
     def restart_clock(self, wall_s):
         self.clock_restarted_at = time.perf_counter()
 
-    def call(self, request, timeout=None):
+    def call(self, request, timeout=None, interim=None):
         if isinstance(request, m.Verify):
             return m.Symbols(())
         if self.hang_after is not None and self.timed >= self.hang_after:

@@ -4,8 +4,9 @@ For each perf case: the lane (trusted) and the candidate process build the same 
 seeds; the baseline is timed, then the candidate, with the same protocol; the parent checks that both saw the
 same inputs (fingerprints), judges the candidate's observations (launches, PyTorch operators, threads, the
 observation layer itself) over every call the protocol made, re-checks its timed outputs and one fresh
-post-timing call at secret positions (elementwise contracts) or has the lane judge the whole perf-size
-output with the task's own check (decompositions, RNG, quantization), cross-checks event time against host
+post-timing call at secret positions (elementwise contracts) or has a trusted judge process judge the whole
+perf-size output with the task's own check once the GPU is no longer held alone (decompositions, RNG,
+quantization), cross-checks event time against host
 time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
 the task's speedup is the geometric mean over its cases.
 
@@ -31,6 +32,7 @@ from kernelbenchx.evaluator.measure.golden import golden_deviation
 from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
@@ -42,6 +44,7 @@ class Lane:
     """What the perf stage needs from the run: the GPU's trusted lane, seeds, protocol, peaks and targets."""
 
     call: Callable[[Any, float], Any]  # the lane server's call
+    judge: Callable[[Any, float], Any]  # a trusted server's call, on the GPU shared: PerfCheck outside timing
     seed_of: Callable[..., int]  # derive_seed bound to the run's secret seed
     protocol: Protocol
     peaks: dict | None
@@ -56,15 +59,17 @@ def perf_case_count(task: Task) -> int:
         return sum(1 for _ in task.perf_cases(torch.Generator().manual_seed(0)))
 
 
-def perf_stage(child: Child, task: Task, lane: Lane) -> dict:
-    """Time every perf case (the caller holds the GPU exclusively). Raises Rejected for the first failure."""
+def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None) -> dict:
+    """Time every perf case (the caller holds the GPU exclusively, through `lease` if given: the candidate
+    gives the GPU back while Triton compiles). Raises Rejected for the first failure."""
     cases: list[dict] = []
     warnings: list[str] = []
+    pending: list[tuple[int, Any]] = []  # (case, perf-size output) judged by judge_pending afterwards
     count = perf_case_count(task)
     child.restart_clock(lane.timeout_s)
     try:
         for index in range(count):
-            cases.append(time_case(child, task, index, lane, warnings))
+            cases.append(time_case(child, task, index, lane, warnings, pending, lease))
         symbols = child.call(m.Verify())
     except ChildFailed as failed:
         if failed.kind != "timeout":
@@ -74,10 +79,13 @@ def perf_stage(child: Child, task: Task, lane: Lane) -> dict:
                        "other cases' timed outputs never ran)") from None
     if isinstance(symbols, m.Symbols) and symbols.changed:
         raise Rejected(Reason.MONKEYPATCH, f"trusted functions replaced during timing: {', '.join(symbols.changed)}")
-    return finish(cases, warnings, lane.baselines + ((STRICT,) if task.contract.tf32 else ()))
+    result = finish(cases, warnings, lane.baselines + ((STRICT,) if task.contract.tf32 else ()))
+    result["pending"] = pending
+    return result
 
 
-def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[str]) -> dict:
+def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[str],
+              pending: list[tuple[int, Any]], lease: Lease | None = None) -> dict:
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
@@ -88,9 +96,10 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
     mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
-                                    "baseline_ms": base.timing["median_ms"]}), timeout=600)
+                                    "baseline_ms": base.timing["median_ms"], "lease": lease is not None}),
+                      timeout=600, interim=lease.answer if lease else None)
     clock.append(time.perf_counter())
-    row = judge_case(task, index, base, mine, lane)
+    row = judge_case(task, index, base, mine, lane, pending)
     clock.append(time.perf_counter())
     # wall time per step, transfers included (phases_s counts only the work inside each process)
     row["wall_s"] = {name: round(b - a, 3) for name, a, b in zip(("baseline", "candidate", "judge"), clock, clock[1:])}
@@ -120,7 +129,8 @@ def describe(reply: Any) -> str:
     return f"unexpected reply {type(reply).__name__}"
 
 
-def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane) -> dict:
+def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane,
+               pending: list[tuple[int, Any]]) -> dict:
     where = f"perf case {index}"
     if not isinstance(mine, m.PerfReport):
         raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
@@ -130,7 +140,7 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     observations.judge(mine.observation, where, empty_output=False)
     if mine.observation is None:
         raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the candidate process sent no observations")
-    recheck(task, index, base, mine, lane, where)
+    recheck(task, index, base, mine, where, pending)
     timing = mine.timing
     if timing["event_total_ms"] > timing["host_total_ms"] * 1.05 + 1.0:
         raise Rejected(Reason.TIMER_TAMPERING, f"{where}: device events report {timing['event_total_ms']:.1f} ms "
@@ -153,17 +163,14 @@ def judged_by_lane(task: Task) -> bool:
     return task.check is not None or task.contract.tolerance.scale == "bound"
 
 
-def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, lane: Lane, where: str) -> None:
+def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, where: str,
+            pending: list[tuple[int, Any]]) -> None:
     """Timed outputs meet the contract at perf size: sampled positions against the baseline's (elementwise
-    contracts), or the whole output of input set 0 judged by the lane with the task's own judgement."""
+    contracts), or the whole output of input set 0, judged later by a trusted server with the task's own
+    judgement (judge_pending: a full judgement can take a minute, and the GPU need not be held alone for it)."""
     slow = slow_enough_to_skip_recheck(mine.timing, base.timing)
     if judged_by_lane(task):
-        seed = lane.seed_of(task.id, "perf", index, 0)
-        verdict = lane.call(m.PerfCheck(task.id, index, seed, mine.output), 900)
-        if not isinstance(verdict, m.CheckResult):
-            raise Rejected(Reason.HARNESS_ERROR, f"{where}: the lane could not judge the output: {describe(verdict)}")
-        if verdict.reason:
-            raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
+        pending.append((index, mine.output))
         return
     tol = task.contract.tolerance
     for k, (got, want) in enumerate(zip(mine.samples, base.samples)):
@@ -174,6 +181,21 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, lane
         reason = compare(list(mine.recheck), list(base.recheck), tol, "post-timing call on fresh inputs")
         if reason:
             raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
+
+
+def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> float:
+    """Judge the perf-size outputs recheck set aside (the caller holds the GPU shared); raises Rejected for
+    the first that fails. Returns the seconds it took."""
+    started = time.perf_counter()
+    for index, output in pending:
+        where = f"perf case {index}"
+        seed = lane.seed_of(task.id, "perf", index, 0)
+        verdict = lane.judge(m.PerfCheck(task.id, index, seed, output), 900)
+        if not isinstance(verdict, m.CheckResult):
+            raise Rejected(Reason.HARNESS_ERROR, f"{where}: the output could not be judged: {describe(verdict)}")
+        if verdict.reason:
+            raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
+    return time.perf_counter() - started
 
 
 def slow_enough_to_skip_recheck(mine: dict, base: dict) -> bool:

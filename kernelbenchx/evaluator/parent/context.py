@@ -18,7 +18,7 @@ from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard
 from kernelbenchx.evaluator.parent.candidate import new_process
 from kernelbenchx.evaluator.parent.pool import ProcessPool
-from kernelbenchx.evaluator.parent.references import ExpectedOutputs, TrustedServer
+from kernelbenchx.evaluator.parent.references import JUDGES_PER_GPU, ExpectedOutputs, TrustedServer, idlest
 from kernelbenchx.evaluator.parent.submission import Candidate
 from kernelbenchx.evaluator.parent.summary import TASK_SETS
 from kernelbenchx.evaluator.result import Result
@@ -118,6 +118,7 @@ class Run:
                       for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device)
         self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
+        self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
@@ -149,6 +150,7 @@ class Run:
     def lane(self, gpu: int) -> perf_stage.Lane:
         server = self.lanes[gpu]
         return perf_stage.Lane(lambda req, timeout: server.call(req, timeout=timeout),
+                               lambda req, timeout: idlest(self.judges[gpu]).call(req, timeout=timeout),
                                lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
                                self.target, self.config.baselines, self.config.perf_timeout_s,
                                self.cpus.timing[gpu] if self.cpus.timing else ())
@@ -166,5 +168,5 @@ class Run:
 
     def close(self) -> None:
         self.pool.close()
-        for server in self.outputs.servers + self.lanes:
+        for server in self.outputs.servers + self.lanes + [j for js in self.judges for j in js]:
             server.close()

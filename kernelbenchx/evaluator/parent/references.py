@@ -1,6 +1,8 @@
-"""The trusted server processes the parent talks to: a small pool computing expected outputs, and one timing
-lane per GPU (the same kind of process: it times baselines and judges perf-size outputs). Each is restarted
-once if it dies; a reference that keeps failing ends the candidates of that task, never the run.
+"""The trusted server processes the parent talks to: a small pool computing expected outputs, one timing lane
+per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py). A
+judgement can take a minute (a statistical test over 2^27 samples), so it runs on a judge, never on the lane
+that other candidates' timings wait for. Each is restarted once if it dies; a reference that keeps failing
+ends the candidates of that task, never the run.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 SERVER = "kernelbenchx.evaluator.trusted.server"
+JUDGES_PER_GPU = 2
 SERVER_LIMITS = Limits(wall_s=24 * 3600, cpu_s=10 ** 6, file_bytes=1 << 30, open_files=4096)
 
 
@@ -60,6 +63,11 @@ class TrustedServer:
             if self.child is not None:
                 self.child.close()
                 self.child = None
+
+
+def idlest(servers: list[TrustedServer]) -> TrustedServer:
+    """The first server not busy with a request, else the first."""
+    return next((s for s in servers if not s.lock.locked()), servers[0])
 
 
 class ExpectedOutputs:
