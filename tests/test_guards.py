@@ -23,6 +23,17 @@ def test_a_guarded_copy_keeps_the_layout_and_values(make):
     assert c.untyped_storage().nbytes() > t.untyped_storage().nbytes() and guard_intact(c)
 
 
+def test_an_allocation_too_large_to_copy_is_left_unguarded():
+    from kernelbenchx.dataset.views import GUARDED_BYTES_MAX, guard_allocation
+
+    made: list = []
+    small = torch.zeros(4)
+    guarded = guard_allocation(torch.ops.aten.zeros.default, small, made)
+    assert guarded is not small and made == [guarded] and guard_intact(guarded)
+    huge = torch.zeros(1).expand(GUARDED_BYTES_MAX // 4 + 1)  # a lazy-allocation stand-in: no memory behind it
+    assert guard_allocation(torch.ops.aten.empty.memory_format, huge, made) is huge and len(made) == 1
+
+
 def test_a_write_past_the_end_breaks_the_guard():
     c = copy_view(torch.zeros(4, dtype=torch.int32))
     torch.empty(0, dtype=torch.int32).set_(c.untyped_storage(), 0, (5,), (1,))[4] = 0
