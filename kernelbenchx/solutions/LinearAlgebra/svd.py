@@ -378,7 +378,9 @@ def _jacobi(bt, vt, n):
     eps = 2.0 ** -52 if bt.dtype == torch.float64 else 2.0 ** -23
     thr = 4.0 * eps * max(1.0, n ** 0.5)
     NP = max(16, triton.next_power_of_2(n))
-    if NP <= (128 if bt.dtype == torch.float32 else 64):  # registers hold Bt and Vt: one launch in all
+    # registers hold Bt and Vt: one launch in all. At NP = 128 the tiles spill and ptxas takes about a minute
+    # (seen on an H200), so larger matrices take the one-launch-per-round path.
+    if NP <= (64 if bt.dtype == torch.float32 else 32):
         _jacobi_reg_kernel[(nb,)](bt, vt, n, N, thr, 64, NP=NP, PREC="ieee", num_warps=8)
         return
     BLOCK = min(1024, triton.next_power_of_2(n))
