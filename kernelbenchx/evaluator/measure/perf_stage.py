@@ -5,7 +5,7 @@ seeds; the baseline is timed, then the candidate, with the same protocol; the pa
 same inputs (fingerprints), judges the candidate's observations (launches, PyTorch operators, threads, the
 observation layer itself) over every call the protocol made, re-checks its timed outputs and one fresh
 post-timing call at secret positions (elementwise contracts) or has a trusted judge process judge the whole
-perf-size output with the task's own check once the GPU is no longer held alone (decompositions, RNG,
+perf-size output with the task's own check once the timing is over (decompositions, RNG,
 quantization), cross-checks event time against host
 time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
 the task's speedup is the geometric mean over its cases.
@@ -44,7 +44,7 @@ class Lane:
     """What the perf stage needs from the run: the GPU's trusted lane, seeds, protocol, peaks and targets."""
 
     call: Callable[[Any, float], Any]  # the lane server's call
-    judge: Callable[[Any, float], Any]  # a trusted server's call, on the GPU shared: PerfCheck outside timing
+    judge: Callable[[Any, float], Any]  # a trusted judge's call: PerfCheck, after the timing
     seed_of: Callable[..., int]  # derive_seed bound to the run's secret seed
     protocol: Protocol
     peaks: dict | None
@@ -184,8 +184,8 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, wher
 
 
 def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> float:
-    """Judge the perf-size outputs recheck set aside (the caller holds the GPU shared); raises Rejected for
-    the first that fails. Returns the seconds it took."""
+    """Judge the perf-size outputs recheck set aside, after the timing; raises Rejected for the first that
+    fails. Returns the seconds it took."""
     started = time.perf_counter()
     for index, output in pending:
         where = f"perf case {index}"

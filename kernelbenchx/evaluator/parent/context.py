@@ -130,8 +130,7 @@ class Run:
     # -- what candidates use ------------------------------------------------------------------------------
     def expected(self, task_id: str) -> Any:
         slot = derive_seed(task_id) % len(self.outputs.servers)
-        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot,
-                                lambda gpu: gpu_guard.shared(self.guards, gpu))
+        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot)
 
     def candidate_process(self, gpu: int | None) -> ContextManager[process.Child]:
         """A started candidate process for `gpu` (from the pool), closed after its one candidate."""
