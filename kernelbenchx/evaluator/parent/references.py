@@ -19,7 +19,7 @@ from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 SERVER = "kernelbenchx.evaluator.trusted.server"
-JUDGES_PER_GPU = 2
+JUDGES_PER_GPU = 3
 SERVER_LIMITS = Limits(wall_s=24 * 3600, cpu_s=10 ** 6, file_bytes=1 << 30, open_files=4096)
 
 
