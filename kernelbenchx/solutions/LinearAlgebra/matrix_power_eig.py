@@ -317,8 +317,8 @@ def _hess_left_kernel(h_ptr, zt_ptr, n, j, tiles_h, tiny, BR: tl.constexpr, BC: 
 
 @triton.jit
 def _hess_right_kernel(h_ptr, n, j, tiny, BR: tl.constexpr, BC: tl.constexpr):
-    # H[:, j+1:] ← H[:, j+1:]·(I − τ·v·vᵀ), row tiles; the program of the first tile then sets column j to
-    # (beta, 0, …) below the diagonal (v is rebuilt from column j, which no program changes before that)
+    # H[:, j+1:] ← H[:, j+1:]·(I − τ·v·vᵀ), row tiles; every program rebuilds v from column j, so no program
+    # may change that column here (other programs may still be reading it): _hess_finish_kernel sets it later
     n = tl.zeros((), tl.int64) + n  # int64 index arithmetic throughout
     j = tl.zeros((), tl.int64) + j  # int64 index arithmetic throughout
     b = tl.program_id(1).to(tl.int64)
@@ -346,11 +346,22 @@ def _hess_right_kernel(h_ptr, n, j, tiny, BR: tl.constexpr, BC: tl.constexpr):
         ptrs = h_ptr + rows[:, None] * n + cols[None, :]
         mask = rm[:, None] & cm[None, :]
         tl.store(ptrs, tl.load(ptrs, mask=mask, other=0.0) - tau * y[:, None] * v[None, :], mask=mask)
-    if tl.program_id(0) == 0:
-        tl.debug_barrier()
-        for r0 in range(j + 1, n, BC):
-            rr = r0 + ac
-            tl.store(col_ptr + rr * n, tl.where(rr == j + 1, beta, 0.0), mask=rr < n)
+
+
+@triton.jit
+def _hess_finish_kernel(h_ptr, n, tiny, BC: tl.constexpr):
+    # after all steps: column j (one program each, j < n − 2) becomes (beta, 0, …) below the diagonal. Column j
+    # still holds the x its reflector was built from: no later step touches columns ≤ j.
+    n = tl.zeros((), tl.int64) + n  # int64 index arithmetic throughout
+    j = tl.program_id(0).to(tl.int64)
+    b = tl.program_id(1).to(tl.int64)
+    col_ptr = h_ptr + b * n * n + j
+    beta, tau, scale = _reflector(col_ptr, n, j + 1, n, tiny, BC)
+    tl.debug_barrier()
+    ac = tl.arange(0, BC).to(tl.int64)
+    for r0 in range(j + 1, n, BC):
+        rr = r0 + ac
+        tl.store(col_ptr + rr * n, tl.where(rr == j + 1, beta, 0.0), mask=rr < n)
 
 
 @triton.jit
@@ -790,6 +801,8 @@ def _eig_core(A):
         tiles_h = triton.cdiv(n - j - 1, BC)
         _hess_left_kernel[(tiles_h + triton.cdiv(n, BC), nb)](h, zt, n, j, tiles_h, tiny, BR=BR, BC=BC)
         _hess_right_kernel[(triton.cdiv(n, BR), nb)](h, n, j, tiny, BR=BR, BC=BC)
+    if n > 2:
+        _hess_finish_kernel[(n - 2, nb)](h, n, tiny, BC=BC)
     wr = torch.empty((nb, n), dtype=f64, device=A.device)
     wi = torch.empty((nb, n), dtype=f64, device=A.device)
     nrm = torch.empty((nb,), dtype=f64, device=A.device)
