@@ -182,3 +182,29 @@ def test_the_candidate_process_brackets_a_compile_only_where_the_request_allows_
         with lease.compiling():  # nested (a compile inside a compile): one bracket
             assert lease.channel.sent == ["GpuRelease"]
     assert lease.channel.sent == ["GpuRelease", "GpuAcquire"] and not lease.released
+
+
+def test_a_reply_larger_than_one_pipe_write_arrives_whole():
+    """A raw pipe write is partial past 2 GiB; the channel must keep writing (a lost tail hung a whole run)."""
+    import io
+
+    from kernelbenchx.evaluator.process import Channel
+
+    class Stingy(io.RawIOBase):  # accepts at most 1000 bytes per write, like a pipe past its limit
+        def __init__(self):
+            self.data = bytearray()
+
+        def writable(self):
+            return True
+
+        def write(self, b):
+            self.data += bytes(b[:1000])
+            return min(len(b), 1000)
+
+    channel = Channel.__new__(Channel)
+    channel.out = Stingy()
+    reply = m.Symbols(tuple(f"name{i}" for i in range(2000)))
+    channel.reply(reply)
+    frame = bytes(channel.out.data)
+    (size,) = m.HEADER.unpack(frame[:m.HEADER.size])
+    assert len(frame) > 1000 and size == len(frame) - m.HEADER.size and m.decode(frame[m.HEADER.size:]) == reply

@@ -288,7 +288,11 @@ class Channel:
             yield messages.decode(data)
 
     def reply(self, msg: Any) -> None:
-        self.out.write(messages.encode(msg))
+        """Write one whole frame. A raw write to a pipe is partial past 2 GiB (Linux caps one write at
+        0x7ffff000 bytes): a perf-size output of 4.3 GB lost its tail and the parent waited for it forever."""
+        data = memoryview(messages.encode(msg))
+        while data:
+            data = data[self.out.write(data):]
 
     def ask(self, msg: Any) -> Any:
         """Send an interim message in the middle of a request and wait for the parent's answer."""

@@ -89,14 +89,16 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
-                         tf32=task.contract.tf32, full_output=judged_by_lane(task))
+                         tf32=task.contract.tf32)
     clock = [time.perf_counter()]
     base = lane.call(request, 600)
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
+    # only the candidate sends its whole output (judged later on the judge's own reference)
     mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
-                                    "baseline_ms": base.timing["median_ms"], "lease": lease is not None}),
+                                    "baseline_ms": base.timing["median_ms"], "lease": lease is not None,
+                                    "full_output": judged_by_lane(task)}),
                       timeout=600, interim=lease.answer if lease else None)
     clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane, pending)
@@ -108,7 +110,7 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
             other = lane.call(m.TimeCase(**{**asdict_shallow(request), "baseline": name}), 900)
             row["baselines"][name] = other.timing if isinstance(other, m.PerfReport) else None
     if task.contract.tf32:
-        strict = lane.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "full_output": False}), 600)
+        strict = lane.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False}), 600)
         row["baselines"][STRICT] = strict.timing if isinstance(strict, m.PerfReport) else None
     deviation = golden_deviation(lane.target, task.id, index, base.name, base.timing["median_ms"])
     if deviation is not None:
