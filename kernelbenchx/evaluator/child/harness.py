@@ -8,8 +8,10 @@ Started by process.Child as ``python -m kernelbenchx.evaluator.child FD`` (child
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.util
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -298,6 +300,7 @@ def aliased(out: Any, inputs: list[torch.Tensor]) -> list[int]:
 
 
 def main() -> None:
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log, for the operator
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,

@@ -16,7 +16,7 @@ from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
-from kernelbenchx.evaluator.parent import judge, static
+from kernelbenchx.evaluator.parent import judge, static, watch
 from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
@@ -47,6 +47,7 @@ def evaluate_candidate(item: Candidate | InputProblem, run: Any) -> Result:
     log = StageLog()
     if isinstance(item, InputProblem):
         return make_result(item, item.reason, item.message, {}, log, run, started)
+    watch.begin(item.key)
     try:
         reason, message = run_stages(item, run, log)
         details: dict = {}
@@ -54,6 +55,8 @@ def evaluate_candidate(item: Candidate | InputProblem, run: Any) -> Result:
         reason, message, details = rejected.reason, rejected.message, rejected.details
     except Exception as exc:  # a fault on the trusted side ends this candidate, never the run
         reason, message, details = Reason.HARNESS_ERROR, f"{type(exc).__name__}: {exc}"[:2000], {}
+    finally:
+        watch.end()
     return make_result(item, reason, message, details, log, run, started)
 
 
@@ -76,16 +79,20 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
                                  "launch_sites": report.launches, "interpreter_limits": limits}
     log.compile["static_s"] = round(time.perf_counter() - clock, 4)
     clock = time.perf_counter()
+    watch.at("reference")
     expected = run.expected(task.id).stages
     log.correct["reference_wait_s"] = round(time.perf_counter() - clock, 3)
     if run.on_cpu and needs_bf16(expected):
         raise Rejected(Reason.BFLOAT16, "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
     gpu = run.gpu_for(candidate)
+    watch.at("process")
     with run.candidate_process(gpu) as child:
         try:
+            watch.at("load")
             load(child, candidate, task, run, log)
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
+                watch.at(stage)
                 log.correct[stage] = correct_stage(child, task, stage, expected[stage],
                                                    limits if run.on_cpu else [], run.shared(gpu),
                                                    lease=not run.on_cpu)
@@ -155,7 +162,9 @@ def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter
     for i, row in enumerate(rows):
         request = m.RunCase(row.name, row.call, repeat=i == 0, mutates=tuple(task.contract.mutates),
                             reseed=task.contract.seed_kwarg if row.name == sensitive else None, lease=lease)
+        watch.at(f"{stage} {row.name} (queued)")
         with Lease(shared) as gpu:
+            watch.at(f"{stage} {row.name}")
             child.extend_clock(gpu.waited)  # queueing behind other candidates' timings is not its time
             started = time.perf_counter()
             report = child.call(request, interim=gpu.answer)
@@ -182,12 +191,15 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
         return {"status": "skipped", "reason": "no CUDA device: kernels ran under TRITON_INTERPRET=1, which says "
                                                "nothing about speed"}
     lane = run.lane(gpu)
+    watch.at("perf guard")
     with Lease(lambda: run.exclusive(gpu)) as lane_lease:
+        watch.at("perf")
         wait = lane_lease.waited
         clock = time.perf_counter()
         result = perf_stage.perf_stage(child, task, lane, lane_lease)
         seconds = time.perf_counter() - clock
     pending = result.pop("pending")
+    watch.at("perf judge")
     judge_s = perf_stage.judge_pending(task, pending, lane) if pending else 0.0  # no guard: references.py says why
     return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
             "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,

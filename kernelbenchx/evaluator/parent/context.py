@@ -15,7 +15,7 @@ from kernelbenchx.errors import DeviceError, IsolationError, UsageError
 from kernelbenchx.evaluator import isolation, process
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
 from kernelbenchx.evaluator.measure.protocol import Protocol
-from kernelbenchx.evaluator.parent import gpu_guard
+from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process
 from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import JUDGES_PER_GPU, ExpectedOutputs, TrustedServer, idlest
@@ -120,6 +120,7 @@ class Run:
         self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
         self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
+        watch.GUARDS[:] = self.guards
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 from kernelbenchx.errors import Interrupted, SubmissionError
 from kernelbenchx.evaluator import process
+from kernelbenchx.evaluator.parent import watch
 from kernelbenchx.evaluator.parent.candidate import evaluate_candidate
 from kernelbenchx.evaluator.parent.context import Run, RunConfig, derive_seed  # noqa: F401  (public here too)
 from kernelbenchx.evaluator.parent.rundir import RunDir, sha256_file
@@ -105,12 +106,13 @@ def folder_hash(folder: Path) -> str:
 @contextmanager
 def stop_on_signals() -> Iterator[threading.Event]:
     """SIGINT and SIGTERM set the returned event (the first one stops new work; running children are
-    killed by the run loop); handlers are restored afterwards. Outside the main thread, no handlers."""
+    killed by the run loop), SIGUSR1 prints where the run is; handlers are restored afterwards. Outside the main thread, no handlers."""
     stop = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, watch.dump)  # where the run is (parent/watch.py)
     try:
         yield stop
     finally:

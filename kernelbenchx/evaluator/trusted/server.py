@@ -7,7 +7,9 @@ It never runs candidate code. Started as ``python -m kernelbenchx.evaluator.trus
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
+import signal
 import sys
 from typing import Any, Iterator
 
@@ -89,6 +91,7 @@ def main() -> None:
     if os.environ.get("KBX_CPUS"):  # a GPU's timing lane runs on the cores reserved for its timings
         os.sched_setaffinity(0, {int(c) for c in os.environ["KBX_CPUS"].split(",")})
     make_nondumpable()  # same-uid processes (candidates among them) cannot read this one's memory
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log (parent/watch.py)
     channel = Channel(int(sys.argv[1]))
     handlers = {m.ExpectedRequest: expected, m.TimeCase: baseline, m.PerfCheck: check}
     for request in channel.requests():
