@@ -208,3 +208,34 @@ def test_a_reply_larger_than_one_pipe_write_arrives_whole():
     frame = bytes(channel.out.data)
     (size,) = m.HEADER.unpack(frame[:m.HEADER.size])
     assert len(frame) > 1000 and size == len(frame) - m.HEADER.size and m.decode(frame[m.HEADER.size:]) == reply
+
+
+def test_a_paused_timing_lets_checks_in_but_no_other_timing():
+    from kernelbenchx.evaluator.parent.gpu_guard import TimingLease
+
+    guard, order = GpuGuard(), []
+    paused, check_done = threading.Event(), threading.Event()
+
+    def first_timing():
+        with TimingLease(guard) as lease:
+            lease.answer(m.GpuRelease())  # compiling
+            paused.set()
+            check_done.wait(5)
+            time.sleep(0.1)  # the other timing, queued, must still not get in
+            lease.answer(m.GpuAcquire())
+            order.append("first timing")
+
+    def check():
+        paused.wait(5)
+        with guard.shared():
+            order.append("check")
+        check_done.set()
+
+    def second_timing():
+        paused.wait(5)
+        with guard.exclusive():
+            order.append("second timing")
+
+    run_threads([first_timing, check, second_timing])
+    assert order == ["check", "first timing", "second timing"]
+    assert not guard.timing and not guard.reserved and guard.sharers == 0

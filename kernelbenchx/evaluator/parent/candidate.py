@@ -17,7 +17,7 @@ from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
 from kernelbenchx.evaluator.parent import judge, static, watch
-from kernelbenchx.evaluator.parent.gpu_guard import Lease
+from kernelbenchx.evaluator.parent.gpu_guard import Lease, TimingLease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
@@ -192,7 +192,7 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
                                                "nothing about speed"}
     lane = run.lane(gpu)
     watch.at("perf guard")
-    with Lease(lambda: run.exclusive(gpu)) as lane_lease:
+    with TimingLease(run.guards[gpu]) as lane_lease:
         watch.at("perf")
         wait = lane_lease.waited
         clock = time.perf_counter()

@@ -30,6 +30,7 @@ class GpuGuard:
         self.timings_waiting = 0
         self.sharers_waiting = 0
         self.sharers_turn = False  # checks that queued behind a finished timing go first
+        self.reserved = False  # a timing paused while its candidate compiles: checks may run, no other timing
 
     @contextmanager
     def shared(self) -> Iterator[None]:
@@ -51,16 +52,32 @@ class GpuGuard:
     def exclusive(self) -> Iterator[None]:
         with self.cond:
             self.timings_waiting += 1
-            self.cond.wait_for(lambda: not self.timing and not self.sharers and not self.sharers_turn)
+            self.cond.wait_for(lambda: not self.timing and not self.reserved and not self.sharers
+                               and not self.sharers_turn)
             self.timings_waiting -= 1
             self.timing = True
         try:
             yield
         finally:
             with self.cond:
-                self.timing = False
+                self.timing = self.reserved = False
                 self.sharers_turn = self.sharers_waiting > 0
                 self.cond.notify_all()
+
+    def pause(self) -> None:
+        """The timing holder lets checks use the GPU meanwhile, keeping its turn: no other timing starts."""
+        with self.cond:
+            self.timing, self.reserved = False, True
+            self.sharers_turn = self.sharers_waiting > 0
+            self.cond.notify_all()
+
+    def resume(self) -> None:
+        """The paused timing holder takes the GPU alone again, once the checks in flight are done."""
+        with self.cond:
+            self.timings_waiting += 1  # new checks wait, as for any timing
+            self.cond.wait_for(lambda: not self.sharers and not self.sharers_turn)
+            self.timings_waiting -= 1
+            self.timing, self.reserved = True, False
 
 
 def shared(guards: list[GpuGuard], gpu: int | None) -> ContextManager:
@@ -109,3 +126,32 @@ class Lease:
             return None
         self.take()
         return m.GpuGranted()
+
+
+class TimingLease(Lease):
+    """The exclusive side, held for a candidate's perf stage and paused while it compiles: checks use the GPU
+    meanwhile, but no other timing starts, so one candidate's perf-size inputs are on the GPU at a time
+    (letting timings interleave ran a 139 GiB H200 out of memory)."""
+
+    def __init__(self, guard: GpuGuard) -> None:
+        super().__init__(guard.exclusive)
+        self.guard = guard
+        self.paused = False
+
+    def take(self) -> None:
+        if not self.paused:
+            super().take()
+            return
+        queued = time.perf_counter()
+        self.guard.resume()
+        self.paused = False
+        self.waited += time.perf_counter() - queued
+
+    def give_back(self) -> None:
+        if self.held is not None and not self.paused:
+            self.guard.pause()
+            self.paused = True
+
+    def __exit__(self, *exc: Any) -> None:
+        self.paused = False
+        super().give_back()

@@ -79,12 +79,23 @@ def solution(task: Any) -> Any:
 
 
 def check(req: m.PerfCheck) -> m.CheckResult:
-    """A custom-check task's judgement of a candidate's perf-size output, on the lane's own inputs."""
+    """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed."""
     task = get_task(req.task_id)
-    _, call = perf_case.build_case(task, req.case, req.seed, "cuda")
-    reference = run_reference(task, call)
-    output = map_tensors(req.output, lambda t: t.to("cuda"))
-    return m.CheckResult(task.judge(call, output, reference))
+    try:
+        _, call = perf_case.build_case(task, req.case, req.seed, "cuda")
+        reference = run_reference(task, call)
+        output = map_tensors(req.output, lambda t: t.to("cuda"))
+        return m.CheckResult(task.judge(call, output, reference))
+    finally:
+        call = reference = output = None
+        release_memory()
+
+
+def release_memory() -> None:
+    """Give cached GPU memory back after a perf-size request: many processes share the GPU, and a long-lived
+    server that keeps gigabytes cached made other processes run out of memory (seen on an H200)."""
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
 
 
 def main() -> None:
