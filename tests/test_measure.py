@@ -202,3 +202,20 @@ def test_golden_file_validates_against_its_schema():
     from kernelbenchx.validate import validate_file
 
     assert validate_file(golden_path("h100")) == []
+
+
+@pytest.mark.parametrize("task_id", ["Loss/cross_entropy", "Fusion/fused_cross_entropy_log_softmax"])
+def test_a_judge_process_judges_a_perf_size_output_on_the_cpu(task_id):
+    """The judge rebuilds the case from its seed and judges on the CPU whatever device built it (on an H200,
+    judging these tasks on the GPU mixed devices and failed)."""
+    from kernelbenchx.dataset.cases import run_reference
+    from kernelbenchx.dataset.task import map_tensors
+    from kernelbenchx.evaluator.measure import perf_case
+    from kernelbenchx.evaluator.trusted import server
+
+    task = get_task(task_id)
+    _, call = perf_case.build_case(task, 0, 11, "cpu")
+    right = map_tensors(run_reference(task, call), lambda t: t.clone())
+    assert server.check(m.PerfCheck(task_id, 0, 11, right)).reason is None
+    wrong = map_tensors(right, lambda t: t + 1.0 if t.is_floating_point() else t)
+    assert server.check(m.PerfCheck(task_id, 0, 11, wrong)).reason

@@ -82,12 +82,17 @@ def check(req: m.PerfCheck) -> m.CheckResult:
     """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed."""
     task = get_task(req.task_id)
     try:
-        _, call = perf_case.build_case(task, req.case, req.seed, "cuda")
-        reference = run_reference(task, call)
-        output = map_tensors(req.output, lambda t: t.to("cuda"))
-        return m.CheckResult(task.judge(call, output, reference))
+        # inputs and reference on the GPU (the candidate's inputs came from a CUDA generator), judged on the
+        # CPU like every correctness case: several tasks' checks mix devices otherwise, and the GPU is
+        # shared by many processes while a judgement of a 2^27-element output can take a minute
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        _, call = perf_case.build_case(task, req.case, req.seed, device)
+        reference = map_tensors(run_reference(task, call), lambda t: t.cpu())
+        call = call.to("cpu")
+        release_memory()
+        return m.CheckResult(task.judge(call, req.output, reference))
     finally:
-        call = reference = output = None
+        call = reference = None
         release_memory()
 
 
