@@ -2,7 +2,7 @@
 eager, and a per-category table (tasks, correct, timed, geomean, best and worst task).
 
     kbx eval SOLUTIONS.jsonl --task-set all --out RUN     # on the GPU (benchmarks/gpu_session.sh does it)
-    python benchmarks/solutions_table.py RUN [RUN ...] [NOTE] > docs/solutions.md
+    python benchmarks/solutions_table.py RUN [RUN ...] [NOTE] > docs/solutions.md   (a later RUN's record of a task wins)
 """
 
 from __future__ import annotations
@@ -62,4 +62,5 @@ def render(results: list[Result], note: str = "") -> str:
 if __name__ == "__main__":
     runs = [a for a in sys.argv[1:] if Path(a).is_dir()]
     note = " ".join(a for a in sys.argv[1:] if not Path(a).is_dir())
-    print(render([r for run in runs for r in read_results(Path(run))], note), end="")
+    latest = {r.task_id: r for run in runs for r in read_results(Path(run))}  # a later run's record wins
+    print(render(sorted(latest.values(), key=lambda r: r.task_id), note), end="")
