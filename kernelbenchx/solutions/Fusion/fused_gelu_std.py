@@ -16,10 +16,13 @@ def _gelu(x, TANH: tl.constexpr):
 
 @triton.jit
 def _gelu_moments(x_ptr, cnt_ptr, mean_ptr, m2_ptr, out_ptr, N, chunk, xs_m, xs_n, denom,
-                  TANH: tl.constexpr, FINAL: tl.constexpr, BLOCK: tl.constexpr):
+                  TANH: tl.constexpr, FINAL: tl.constexpr, DEGENERATE: tl.constexpr, BLOCK: tl.constexpr):
     """Count, mean and sum of squared deviations of GELU over columns [s·chunk, (s+1)·chunk) of row m: each
     block is reduced two-pass in registers and merged into the running moments (Chan et al.), so there is no
-    E[g²] − E[g]² cancellation. FINAL writes the standard deviation."""
+    E[g²] − E[g]² cancellation. FINAL writes the standard deviation.
+    DEGENERATE (divisor 0, N ≤ correction): the result is m2 / 0, i.e. +inf, or NaN when every g is equal (m2 is
+    exactly 0 in torch). On the GPU, FMA contraction of GELU's last product into g − mean leaves m2 a rounding
+    residue above 0 even for one sample, so equality is decided from the row's min and max instead."""
     m = tl.program_id(0).to(tl.int64)
     s = tl.program_id(1)
     start = s * chunk
@@ -28,6 +31,8 @@ def _gelu_moments(x_ptr, cnt_ptr, mean_ptr, m2_ptr, out_ptr, N, chunk, xs_m, xs_
     n = zero
     mean = zero
     m2 = zero
+    gmin = zero + float("inf")
+    gmax = zero - float("inf")
     for k in range(start, end, BLOCK):
         cols = k + tl.arange(0, BLOCK)
         ok = cols < end
@@ -42,8 +47,14 @@ def _gelu_moments(x_ptr, cnt_ptr, mean_ptr, m2_ptr, out_ptr, N, chunk, xs_m, xs_
         mean = mean + delta * (nb / tot)
         m2 = m2 + m2b + delta * delta * (n * nb / tot)
         n = tot
+        if DEGENERATE:
+            gmin = tl.minimum(gmin, tl.min(tl.where(ok, g, float("inf")), axis=0))
+            gmax = tl.maximum(gmax, tl.max(tl.where(ok, g, -float("inf")), axis=0))
     if FINAL:
-        tl.store(out_ptr + m, tl.sqrt(m2 / denom))
+        res = tl.sqrt(m2 / denom)
+        if DEGENERATE:
+            res = tl.where(gmin == gmax, float("nan"), res)
+        tl.store(out_ptr + m, res)
     else:
         slot = m * tl.num_programs(1) + s
         tl.store(cnt_ptr + slot, n)
@@ -84,20 +95,21 @@ def fused_gelu_std(input, dim=None, keepdim=False, correction=1, approximate="no
     denom = float(max(0, N - correction))
     tanh = approximate == "tanh"
     BLOCK = 2048 if N >= 2048 else max(16, triton.next_power_of_2(max(N, 1)))
+    degenerate = denom == 0.0  # one program per row then, which tracks the row's min and max (see the kernel)
     split = 1
-    if M < 512 and N >= 8 * BLOCK:  # few long rows: split them so every SM gets work
+    if M < 512 and N >= 8 * BLOCK and not degenerate:  # few long rows: split them so every SM gets work
         split = min(1024, max(1, 1024 // M), triton.cdiv(N, 4 * BLOCK))
     chunk = max(BLOCK, triton.cdiv(triton.cdiv(N, split), BLOCK) * BLOCK)
     split = max(1, triton.cdiv(N, chunk))
     flat = out.reshape(M)
     if split == 1:
         _gelu_moments[(M, 1)](x, flat, flat, flat, flat, N, chunk, x.stride(0), x.stride(1), denom,
-                              TANH=tanh, FINAL=True, BLOCK=BLOCK, num_warps=8)
+                              TANH=tanh, FINAL=True, DEGENERATE=degenerate, BLOCK=BLOCK, num_warps=8)
         return out
     cnt = torch.empty((M, split), dtype=torch.float32, device=input.device)
     mean = torch.empty((M, split), dtype=torch.float32, device=input.device)
     m2 = torch.empty((M, split), dtype=torch.float32, device=input.device)
     _gelu_moments[(M, split)](x, cnt, mean, m2, flat, N, chunk, x.stride(0), x.stride(1), denom,
-                              TANH=tanh, FINAL=False, BLOCK=BLOCK, num_warps=8)
+                              TANH=tanh, FINAL=False, DEGENERATE=False, BLOCK=BLOCK, num_warps=8)
     _moments_combine[(M,)](cnt, mean, m2, flat, split, denom, BLOCK=triton.next_power_of_2(split), num_warps=4)
     return out
