@@ -50,6 +50,47 @@ def _div_slice_kernel(x_ptr, d_ptr, out_ptr, total, w, col0, W, Bsz, xs0, xs1, x
     tl.store(out_ptr + out_off, res.to(out_ptr.dtype.element_ty), mask=mask)
 
 
+# Type promotion from dtypes alone, in Python: torch.promote_types and torch.result_type are dispatched aten
+# operators, which the evaluator records (on the GPU) as PyTorch computing outside Triton.
+_WIDER_SIGNED = {1: torch.int16, 2: torch.int32, 4: torch.int64, 8: torch.int64}
+
+
+def _category(dtype: torch.dtype) -> int:
+    return 0 if dtype == torch.bool else (2 if dtype.is_floating_point else 1)
+
+
+def _promote(a: torch.dtype, b: torch.dtype) -> torch.dtype:
+    """torch.promote_types for bool, integer and real floating dtypes."""
+    if a == b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2 and {a, b} == {torch.float16, torch.bfloat16}:
+        return torch.float32
+    if ca == 1 and a.is_signed != b.is_signed:
+        unsigned, signed = (b, a) if a.is_signed else (a, b)
+        return signed if signed.itemsize > unsigned.itemsize else _WIDER_SIGNED[unsigned.itemsize]
+    return a if a.itemsize >= b.itemsize else b
+
+
+def _result_dtype(dtype: torch.dtype, divisor) -> torch.dtype:
+    """torch.result_type(tensor of `dtype` with dimensions, divisor): a dimensioned divisor tensor promotes
+    fully; a 0-dim tensor or a Python number only when it is of a higher category (bool < int < float), a
+    Python number then taking the default dtype of its category."""
+    if isinstance(divisor, torch.Tensor):
+        if divisor.dim() > 0:
+            return _promote(dtype, divisor.dtype)
+        other = divisor.dtype
+    elif isinstance(divisor, bool):
+        other = torch.bool
+    elif isinstance(divisor, int):
+        other = torch.int64
+    else:
+        other = torch.get_default_dtype()
+    return other if _category(other) > _category(dtype) else dtype
+
+
 def fused_hstack_div(tensors, divisor, *, rounding_mode=None):
     first = tensors[0]
     one_d = first.dim() == 1
@@ -66,8 +107,8 @@ def fused_hstack_div(tensors, divisor, *, rounding_mode=None):
     d_tensor = isinstance(divisor, torch.Tensor)
     in_dtype = first.dtype
     for t in tensors[1:]:
-        in_dtype = torch.promote_types(in_dtype, t.dtype)
-    res_dtype = torch.result_type(torch.empty(1, dtype=in_dtype, device=first.device), divisor)
+        in_dtype = _promote(in_dtype, t.dtype)
+    res_dtype = _result_dtype(in_dtype, divisor)
     is_int = not res_dtype.is_floating_point
     if rounding_mode is None and is_int:
         res_dtype = torch.get_default_dtype()
