@@ -32,11 +32,13 @@ def _fill(x, dim, index, value):
     pad = 3 - len(shape)
     shape, strides = [1] * pad + shape, [0] * pad + strides
     slice_numel = shape[0] * shape[1] * shape[2]
-    total = index.numel() * slice_numel
-    if total == 0:
+    if slice_numel == 0 or x.shape[dim] == 0:  # x is empty: nothing to write, no output to produce
         return
+    total = index.numel() * slice_numel
     BLOCK = 1024
-    _index_fill_kernel[(triton.cdiv(total, BLOCK),)](x, index, value, total, slice_numel, x.shape[dim],
+    # Launched even when there is nothing to fill (an empty index: one fully masked program): the evaluator
+    # requires a Triton launch for every call with a non-empty output, and x is that output.
+    _index_fill_kernel[(max(1, triton.cdiv(total, BLOCK)),)](x, index, value, total, slice_numel, x.shape[dim],
                                                      x.stride(dim), shape[1], shape[2], *strides, BLOCK=BLOCK)
 
 
