@@ -2,8 +2,13 @@ import torch
 import triton
 import triton.language as tl
 
-# One kernel: a tile of input @ weightᵀ (TF32 tensor cores), + bias, sigmoid and dropout in the epilogue, with
-# one Philox counter per output element (its row-major index), so the mask does not depend on the tiling.
+# One kernel: a tile of input @ weightᵀ, + bias, sigmoid and dropout in the epilogue, with one Philox counter per
+# output element (its row-major index), so the mask does not depend on the tiling.
+# The product runs as 3xTF32 (input_precision="tf32x3": each operand split into a TF32 high part and a TF32
+# low part, three tensor-core products), close to fp32. Plain TF32 (tl.dot's default on NVIDIA, which truncates
+# the operands) puts errors of ~0.05 into logits of K = 4096 terms, and the checker, which must tell kept from
+# dropped values against a float64 recomputation, then finds values that are neither (the interpreter's
+# tl.dot is exact fp32, so only the GPU showed it).
 
 
 @triton.jit
@@ -23,7 +28,7 @@ def _linear_sigmoid_dropout_kernel(x_ptr, w_ptr, b_ptr, out_ptr, R, N, K, p, sca
                     other=0.0)
         b = tl.load(w_ptr + rn[None, :] * swn + ks[:, None] * swk, mask=(ks[:, None] < K) & (rn[None, :] < N),
                     other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="tf32x3")
         k0 += BK
     if HAS_BIAS:
         acc += tl.load(b_ptr + rn * sb, mask=rn < N, other=0.0)[None, :]
