@@ -6,7 +6,10 @@ import triton.language as tl
 # 1. D = dropout(log_softmax(input1·input2 + other, dim)): each program owns a block of lines (rows for dim=-1,
 #    columns for dim=1) and streams along them twice (online max/sum-of-exp, then the values), drawing the mask
 #    with one Philox counter per element of D (its row-major index);
-# 2. Y = bmm(D, mat2) on TF32 tensor cores.
+# 2. Y = bmm(D, mat2) as 3xTF32 tensor-core products (input_precision="tf32x3", close to fp32). Plain TF32
+#    (tl.dot's default on NVIDIA; the interpreter's tl.dot is exact fp32) is too coarse here: the checker reads D
+#    back from Y by least squares through mat2, which amplifies Y's error by mat2's condition number, and with
+#    TF32 products it misclassifies kept and dropped elements.
 
 
 @triton.jit
@@ -78,7 +81,7 @@ def _bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, sbb, sbk, sbn,
         a = tl.load(a_base + rm[:, None] * K + ks[None, :], mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
         b = tl.load(b_base + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) & (rn[None, :] < N),
                     other=0.0)
-        acc += tl.dot(a, b)
+        acc += tl.dot(a, b, input_precision="tf32x3")
         k0 += BK
     tl.store(c_ptr + batch * M * N + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
