@@ -5,7 +5,8 @@ import triton.language as tl
 # det(A) = det(Q)·∏ R_ii from a blocked Householder QR (LAPACK geqrf's scheme: per panel of 16 columns one
 # program per matrix factors the panel and builds its compact WY factor, a column-parallel kernel applies the
 # block reflector to the trailing columns with tl.dot). Q itself is never formed: each reflector with tau ≠ 0
-# has determinant −1, so det(Q) = (−1)^(number of them); `mode` does not change the result. Slower than
+# has determinant −1, so det(Q) = (−1)^(number of them); `mode` does not change the result. ∏ R_ii is formed
+# from exact (mantissa, exponent) pairs, so it is ±inf only when the determinant overflows. Slower than
 # cuSOLVER at the largest sizes: the panel factorization runs on one SM per matrix.
 
 @triton.jit
@@ -186,9 +187,35 @@ def _qr_factor(w, m, n):
 
 
 
+# ---- ∏ R_ii without intermediate overflow ------------------------------------------------------------------
+# Each factor is split exactly into m·2^e (float64 m of magnitude about 1, int32 e) and the pairs are multiplied
+# by a tree reduction (m1·m2 renormalized, e1 + e2): the product overflows to ±inf (or underflows to 0) only when
+# the determinant itself does. A running product in the input dtype is not enough: for I + 0.5·G/√n at
+# n = 8192 (float32) the partial products of the leading R_ii reach e^256 although det ≈ e^0.3; torch's reference
+# on CUDA (a strided tree reduction) returns the finite value there.
+
+
 @triton.jit
-def _mul(a, b):
-    return a * b
+def _pow2(k):
+    """2^k exactly, for int32 k in [−1022, 1023] (built from the float64 exponent bits)."""
+    return ((k + 1023).to(tl.int64) << 52).to(tl.float64, bitcast=True)
+
+
+@triton.jit
+def _split(x):
+    """(m, e) with x = m·2^e exactly, |m| in about [1, 4) for finite non-zero x; (x, 0) for 0, ±inf and NaN."""
+    normal = (x != 0.0) & (tl.abs(x) < float("inf"))
+    lg = tl.floor(tl.log2(tl.abs(tl.where(normal, x, 1.0))))
+    # _pow2(−e) needs −e in [−1022, 1023]; a subnormal x keeps a small m (still exact), the largest an m near 4
+    e = tl.minimum(tl.maximum(lg, -1023.0), 1022.0).to(tl.int32)
+    e = tl.where(normal, e, 0)
+    return x * _pow2(-e), e
+
+
+@triton.jit
+def _mul_scaled(m1, e1, m2, e2):
+    m, e = _split(m1 * m2)
+    return m, e1 + e2 + e
 
 
 @triton.jit
@@ -197,16 +224,25 @@ def _qr_det_kernel(w_ptr, tau_ptr, out_ptr, n, BLOCK: tl.constexpr):
     b = tl.program_id(0).to(tl.int64)
     w_ptr += b * n * n
     tau_ptr += b * n
-    prod = tl.full((), 1.0, w_ptr.dtype.element_ty)
+    acc_m = tl.full((), 1.0, tl.float64)
+    acc_e = tl.zeros((), tl.int32)
     flips = tl.zeros((), tl.int32)
     for i0 in range(0, n, BLOCK):
         i = i0 + tl.arange(0, BLOCK).to(tl.int64)
         mask = i < n
-        d = tl.load(w_ptr + i.to(tl.int64) * (n + 1), mask=mask, other=1.0)
-        prod = prod * tl.reduce(d, 0, _mul)
+        d = tl.load(w_ptr + i.to(tl.int64) * (n + 1), mask=mask, other=1.0).to(tl.float64)
+        dm, de = _split(d)
+        bm, be = tl.reduce((dm, de), 0, _mul_scaled)
+        acc_m, acc_e = _mul_scaled(acc_m, acc_e, bm, be)
         t = tl.load(tau_ptr + i, mask=mask, other=0.0)
         flips += tl.sum((t != 0.0).to(tl.int32), axis=0)
-    tl.store(out_ptr + b, tl.where(flips % 2 == 1, -prod, prod))
+    # m·2^e in two exact steps (|m| < 4: beyond ±2040 the result is ±inf or 0 in any case), rounded once to
+    # the output dtype (which overflows to ±inf exactly when the determinant does)
+    e = tl.minimum(tl.maximum(acc_e, -2040), 2040)
+    half = e // 2
+    det = acc_m * _pow2(half) * _pow2(e - half)
+    det = tl.where(flips % 2 == 1, -det, det)
+    tl.store(out_ptr + b, det.to(out_ptr.dtype.element_ty))
 
 
 def determinant_via_qr(A, *, mode="reduced"):
