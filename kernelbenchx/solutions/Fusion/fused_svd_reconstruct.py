@@ -8,15 +8,18 @@ import triton.language as tl
 # by the same column of V, so one rotation of two rows updates both. A sweep is n' − 1 rounds of the circle
 # (round-robin) tournament: slot k of the top half meets slot k of the bottom half, and the rotated rows are
 # written to the slots they occupy in the next round (which column sits in which slot does not matter: the
-# results depend only on the set of columns). For small n one program runs the whole sweep (rounds separated by
+# results depend only on the set of columns). For small n one program runs every sweep (rounds separated by
 # barriers); for large n each round is a launch with a few pairs per program, reading one buffer and writing
 # the other. A pair is rotated while its cosine exceeds √m·ε (as LAPACK sgesvj); sweeps repeat until the
 # largest cosine met in a sweep is below 1e-5 (the sweep after that would change S by far less than the
-# tolerance; quadratic convergence). S = the norms of W's columns, sorted descending; the reconstruction is
+# tolerance; quadratic convergence), at most 40. The convergence test stays on the device (nothing is read back
+# to the host, which also lets a call be captured in a CUDA graph): for large n all 40 sweeps are launched and
+# the rounds after convergence return at once. S = the norms of W's columns, sorted descending; the reconstruction is
 # Wᵀ·V (= U·diag(S)·Vᵀ in any column order). A correct, general reference, not faster than cuSOLVER's gesvd:
 # Jacobi needs several sweeps of dependent rounds.
 
 STOP_COS = 1e-5
+MAX_SWEEPS = 40
 
 
 @triton.jit
@@ -54,8 +57,9 @@ def _next_slots(k, half):
 
 
 @triton.jit
-def sweep_kernel(z_ptr, cos_ptr, m, L, half, tol, BLOCK_P: tl.constexpr, BLOCK_L: tl.constexpr):
-    """A whole sweep in one program (small n: every pair and a whole row fit one block)."""
+def sweep_kernel(z_ptr, m, L, half, tol, stop, max_sweeps, BLOCK_P: tl.constexpr, BLOCK_L: tl.constexpr):
+    """Every sweep in one program (small n: every pair and a whole row fit one block), until the largest cosine
+    met in a sweep is below `stop` or max_sweeps have run: the convergence test never leaves the device."""
     k = tl.arange(0, BLOCK_P)
     cols = tl.arange(0, BLOCK_L)
     k_ok = k < half
@@ -66,28 +70,34 @@ def sweep_kernel(z_ptr, cos_ptr, m, L, half, tol, BLOCK_P: tl.constexpr, BLOCK_L
     row_y = z_ptr + (half + k).to(tl.int64)[:, None] * L + cols[None, :]
     out_x = z_ptr + dx.to(tl.int64)[:, None] * L + cols[None, :]
     out_y = z_ptr + dy.to(tl.int64)[:, None] * L + cols[None, :]
-    worst = tl.zeros((BLOCK_P,), dtype=tl.float32)
-    for rnd in range(0, 2 * half - 1):
-        x = tl.load(row_x, mask=ok, other=0.0)
-        y = tl.load(row_y, mask=ok, other=0.0)
-        xw = tl.where(in_w, x, 0.0)
-        yw = tl.where(in_w, y, 0.0)
-        c, s, cos = _rotation(tl.sum(xw * xw, axis=1), tl.sum(yw * yw, axis=1), tl.sum(xw * yw, axis=1), k_ok, tol)
-        worst = tl.maximum(worst, cos)
-        c = c[:, None]
-        s = s[:, None]
-        tl.debug_barrier()  # every slot read before any is overwritten
-        tl.store(out_x, c * x - s * y, mask=ok)
-        tl.store(out_y, s * x + c * y, mask=ok)
-        tl.debug_barrier()
-    tl.store(cos_ptr, tl.max(worst, axis=0))
+    sweep = tl.zeros((), tl.int32)
+    last = tl.full((), 1.0, tl.float32)
+    while (sweep < max_sweeps) & (last >= stop):
+        worst = tl.zeros((BLOCK_P,), dtype=tl.float32)
+        for rnd in range(0, 2 * half - 1):
+            x = tl.load(row_x, mask=ok, other=0.0)
+            y = tl.load(row_y, mask=ok, other=0.0)
+            xw = tl.where(in_w, x, 0.0)
+            yw = tl.where(in_w, y, 0.0)
+            c, s, cos = _rotation(tl.sum(xw * xw, axis=1), tl.sum(yw * yw, axis=1), tl.sum(xw * yw, axis=1),
+                                  k_ok, tol)
+            worst = tl.maximum(worst, cos)
+            c = c[:, None]
+            s = s[:, None]
+            tl.debug_barrier()  # every slot read before any is overwritten
+            tl.store(out_x, c * x - s * y, mask=ok)
+            tl.store(out_y, s * x + c * y, mask=ok)
+            tl.debug_barrier()
+        last = tl.max(worst, axis=0)
+        sweep += 1
 
 
 @triton.jit
-def round_kernel(src_ptr, dst_ptr, cos_ptr, m, L, half, tol, BLOCK_P: tl.constexpr, BLOCK_L: tl.constexpr):
-    """One round (large n): BLOCK_P pairs per program, rows in chunks, from src into their next slots in dst."""
+def round_kernel(src_ptr, dst_ptr, state_ptr, m, L, half, tol, BLOCK_P: tl.constexpr, BLOCK_L: tl.constexpr):
+    """One round (large n): BLOCK_P pairs per program, rows in chunks, from src into their next slots in dst.
+    Once the sweeps have converged (state[1] ≠ 0) it does nothing: no pair is live, no row is read."""
     k = tl.program_id(0) * BLOCK_P + tl.arange(0, BLOCK_P)
-    k_ok = k < half
+    k_ok = (k < half) & (tl.load(state_ptr + 1) == 0)
     dx, dy = _next_slots(k, half)
     px = src_ptr + k.to(tl.int64)[:, None] * L
     py = src_ptr + (half + k).to(tl.int64)[:, None] * L
@@ -114,12 +124,25 @@ def round_kernel(src_ptr, dst_ptr, cos_ptr, m, L, half, tol, BLOCK_P: tl.constex
         y = tl.load(py + idx[None, :], mask=ok, other=0.0)
         tl.store(qx + idx[None, :], c * x - s * y, mask=ok)
         tl.store(qy + idx[None, :], s * x + c * y, mask=ok)
-    tl.atomic_max(cos_ptr, tl.max(cos, axis=0))
+    tl.atomic_max(state_ptr + 2, tl.max(cos, axis=0).to(tl.int32, bitcast=True))  # cos ≥ 0: int order = float order
 
 
 @triton.jit
-def norms_sort_kernel(z_ptr, s_ptr, m, n, n_pad, L, BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr):
+def end_sweep_kernel(state_ptr, stop):
+    """After a sweep's rounds: state = (sweeps run, converged, largest cosine's bits). A sweep that ran counts
+    (each flips the buffer holding the result: it has an odd number of rounds) and sets converged when its
+    largest cosine is below `stop`; the cosine is reset for the next sweep."""
+    done = tl.load(state_ptr + 1)
+    worst = tl.load(state_ptr + 2).to(tl.float32, bitcast=True)
+    tl.store(state_ptr, tl.load(state_ptr) + tl.where(done == 0, 1, 0))
+    tl.store(state_ptr + 1, tl.where((done != 0) | (worst < stop), 1, 0))
+    tl.store(state_ptr + 2, 0)
+
+
+@triton.jit
+def norms_sort_kernel(z_ptr, state_ptr, s_ptr, m, n, n_pad, L, BLOCK_N: tl.constexpr, BLOCK_M: tl.constexpr):
     """S = the n largest column norms of W, descending (the padding row's norm, 0, sorts last)."""
+    z_ptr += (tl.load(state_ptr) % 2).to(tl.int64) * n_pad * L  # the buffer the last sweep wrote
     rows = tl.arange(0, BLOCK_N)
     acc = tl.zeros((BLOCK_N,), dtype=tl.float32)
     for i0 in range(0, m, BLOCK_M):
@@ -132,9 +155,10 @@ def norms_sort_kernel(z_ptr, s_ptr, m, n, n_pad, L, BLOCK_N: tl.constexpr, BLOCK
 
 
 @triton.jit
-def reconstruct_kernel(z_ptr, out_ptr, m, n, n_pad, L, so_r, so_c, BLOCK_I: tl.constexpr, BLOCK_J: tl.constexpr,
-                       BLOCK_K: tl.constexpr):
+def reconstruct_kernel(z_ptr, state_ptr, out_ptr, m, n, n_pad, L, so_r, so_c, BLOCK_I: tl.constexpr,
+                       BLOCK_J: tl.constexpr, BLOCK_K: tl.constexpr):
     """out[i, j] = Σ_p W[p, i]·V[p, j] (W = Z[:, :m], V = Z[:, m:]), written through out's strides."""
+    z_ptr += (tl.load(state_ptr) % 2).to(tl.int64) * n_pad * L
     ri = tl.program_id(0) * BLOCK_I + tl.arange(0, BLOCK_I)
     rj = tl.program_id(1) * BLOCK_J + tl.arange(0, BLOCK_J)
     acc = tl.zeros((BLOCK_I, BLOCK_J), dtype=tl.float32)
@@ -148,33 +172,33 @@ def reconstruct_kernel(z_ptr, out_ptr, m, n, n_pad, L, so_r, so_c, BLOCK_I: tl.c
              mask=(ri < m)[:, None] & (rj < n)[None, :])
 
 
-def _jacobi(z, m, L, half, cpu):
-    """Sweeps until the largest cosine met is below STOP_COS; returns the buffer holding the result."""
+def _one_program(L, half, cpu):
+    """Whether one program runs every sweep: when the pairs × a row fit a block (always under the CPU
+    interpreter, where each operation costs the same whatever its size)."""
+    return cpu or triton.next_power_of_2(half) * triton.next_power_of_2(L) <= 16384
+
+
+def _jacobi(z, state, m, L, half, cpu):
+    """Sweeps until the largest cosine met in one is below STOP_COS (at most MAX_SWEEPS), without reading
+    anything back to the host: the test runs on the device. z is (1, n', L) for one program, else (2, n', L)
+    (the rounds alternate between the two buffers); state[0] (sweeps run) says which one holds the result."""
     tol = 2.0 ** -23 * max(m, 16) ** 0.5  # rotate while |cos| of a column pair exceeds √m·ε (as LAPACK sgesvj)
-    worst = torch.zeros(1, dtype=torch.float32, device=z.device)
-    BLOCK_P = triton.next_power_of_2(half)
-    BLOCK_L = triton.next_power_of_2(L)
-    # One program per sweep when the pairs × a row fit a block (always under the CPU interpreter, where each
-    # operation costs the same whatever its size).
-    if cpu or BLOCK_P * BLOCK_L <= 16384:
-        for _ in range(40):
-            sweep_kernel[(1,)](z, worst, m, L, half, tol, BLOCK_P=BLOCK_P, BLOCK_L=BLOCK_L,
-                               num_warps=8 if BLOCK_P * BLOCK_L >= 2048 else 4)
-            if float(worst.item()) < STOP_COS:
-                break
-        return z
+    if _one_program(L, half, cpu):
+        BLOCK_P, BLOCK_L = triton.next_power_of_2(half), triton.next_power_of_2(L)
+        sweep_kernel[(1,)](z, m, L, half, tol, STOP_COS, MAX_SWEEPS, BLOCK_P=BLOCK_P, BLOCK_L=BLOCK_L,
+                           num_warps=8 if BLOCK_P * BLOCK_L >= 2048 else 4)
+        return
     BLOCK_P = min(8, triton.next_power_of_2(triton.cdiv(half, 128)))
     BLOCK_L = max(16, min(1024, 4096 // BLOCK_P))
-    src, dst = z, torch.empty_like(z)
-    for _ in range(40):
-        worst.zero_()
+    # every sweep is launched; once converged its rounds return at once. A sweep has an odd number of rounds,
+    # so sweep s reads buffer s % 2 in its first round (as long as every earlier sweep ran).
+    src, dst = z[0], z[1]
+    for _ in range(MAX_SWEEPS):
         for _ in range(2 * half - 1):
-            round_kernel[(triton.cdiv(half, BLOCK_P),)](src, dst, worst, m, L, half, tol, BLOCK_P=BLOCK_P,
+            round_kernel[(triton.cdiv(half, BLOCK_P),)](src, dst, state, m, L, half, tol, BLOCK_P=BLOCK_P,
                                                         BLOCK_L=BLOCK_L, num_warps=8)
             src, dst = dst, src
-        if float(worst.item()) < STOP_COS:
-            break
-    return src
+        end_sweep_kernel[(1,)](state, STOP_COS)
 
 
 def fused_svd_reconstruct(A):
@@ -191,13 +215,16 @@ def fused_svd_reconstruct(A):
     target = out.t() if wide else out
     L = m + n
     n_pad = n + (n % 2)
-    z = torch.empty((n_pad, L), dtype=torch.float32, device=dev)
+    cpu = dev.type == "cpu"
+    z = torch.empty((1 if _one_program(L, n_pad // 2, cpu) else 2, n_pad, L), dtype=torch.float32, device=dev)
+    state = torch.zeros(3, dtype=torch.int32, device=dev)  # sweeps run, converged, largest cosine (bits)
     init_kernel[(n_pad,)](a, z, m, n, L, *a.stride(), BLOCK=256)
     if n > 1:
-        z = _jacobi(z, m, L, n_pad // 2, dev.type == "cpu")
+        _jacobi(z, state, m, L, n_pad // 2, cpu)
     BN = max(16, triton.next_power_of_2(n_pad))
-    norms_sort_kernel[(1,)](z, S, m, n, n_pad, L, BLOCK_N=BN, BLOCK_M=max(16, min(256, 8192 // BN)))
+    norms_sort_kernel[(1,)](z, state, S, m, n, n_pad, L, BLOCK_N=BN, BLOCK_M=max(16, min(256, 8192 // BN)))
     BI, BJ, BK = 32, 32, 16
-    reconstruct_kernel[(triton.cdiv(m, BI), triton.cdiv(n, BJ))](z, target, m, n, n_pad, L, *target.stride(),
+    reconstruct_kernel[(triton.cdiv(m, BI), triton.cdiv(n, BJ))](z, state, target, m, n, n_pad, L,
+                                                                *target.stride(),
                                                                 BLOCK_I=BI, BLOCK_J=BJ, BLOCK_K=BK)
     return out, S
