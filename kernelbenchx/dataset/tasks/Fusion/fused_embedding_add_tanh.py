@@ -10,9 +10,21 @@ from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sa
 
 def reference(input_indices: torch.Tensor, weight: torch.Tensor, other: torch.Tensor, *, padding_idx=None,
               max_norm=None, norm_type: float = 2.0) -> torch.Tensor:
-    # With max_norm, F.embedding renormalizes the referenced rows of `weight` in place.
-    embedded = F.embedding(input_indices, weight, padding_idx=padding_idx, max_norm=max_norm, norm_type=norm_type)
+    # With max_norm, the referenced rows of `weight` are renormalized in place, as F.embedding does. Done here
+    # explicitly: CUDA's embedding_renorm_ sums pow(w, p) without abs for p other than 1 and 2, so an odd p
+    # gives NaN norms for some rows and leaves them unscaled (seen on an H200 for p = 3); the CPU's is right.
+    if max_norm is not None:
+        renorm_rows(weight, input_indices, max_norm, norm_type)
+    embedded = F.embedding(input_indices, weight, padding_idx=padding_idx)
     return torch.tanh(embedded + other)
+
+
+@torch.no_grad()
+def renorm_rows(weight: torch.Tensor, indices: torch.Tensor, max_norm: float, norm_type: float) -> None:
+    rows = indices.reshape(-1).long().unique()
+    norms = torch.linalg.vector_norm(weight[rows], ord=norm_type, dim=1)
+    scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7), torch.ones_like(norms))
+    weight[rows] = weight[rows] * scale[:, None]
 
 
 def fixed_cases(gen):
