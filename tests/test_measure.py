@@ -219,3 +219,18 @@ def test_a_judge_process_judges_a_perf_size_output_on_the_cpu(task_id):
     assert server.check(m.PerfCheck(task_id, 0, 11, right)).reason is None
     wrong = map_tensors(right, lambda t: t + 1.0 if t.is_floating_point() else t)
     assert server.check(m.PerfCheck(task_id, 0, 11, wrong)).reason
+
+
+def test_host_reads_are_limited_per_call_not_summed_over_a_perf_case():
+    """A perf case merges every call's observation; a few reads per call over 64 eager calls is no host loop
+    (on an H200 fused_svd_reconstruct was rejected for 2538 reads summed over its calls)."""
+    from kernelbenchx.evaluator.measure.perf_case import merge
+    from kernelbenchx.evaluator.parent import observations
+
+    per_call = observation(ops={"_local_scalar_dense": 40})
+    observations.judge(merge([per_call] * 64), "perf case 0", empty_output=False)
+    with pytest.raises(Rejected) as info:
+        observations.judge(observation(ops={"_local_scalar_dense": 2000}), "stage1 case x", empty_output=False)
+    assert info.value.reason is Reason.HOST_COMPUTE and "2000 scalar reads to the host per call" in info.value.message
+    with pytest.raises(Rejected):
+        observations.judge(merge([observation(ops={"_local_scalar_dense": 2000})] * 3), "perf", empty_output=False)

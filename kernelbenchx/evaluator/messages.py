@@ -105,6 +105,7 @@ class Observation:
     observer_intact: bool  # the op recorder and launch counter were in place for the whole call
     thread_attempts: int = 0  # threads the call tried to start (seccomp refuses them; Python's are counted)
     refused: tuple = ()  # operations the in-process guard refused (audit events)
+    calls: int = 1  # calls this observation covers (perf stages merge every call of a case)
 
 
 @message

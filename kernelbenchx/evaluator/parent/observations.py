@@ -41,9 +41,9 @@ def judge(obs: Observation | None, where: str, empty_output: bool) -> None:
     if compute:
         raise Rejected(Reason.TORCH_COMPUTE, f"{where}: PyTorch computed outside Triton: {', '.join(compute)}",
                        ops=compute)
-    reads = obs.ops.get("_local_scalar_dense", 0)
+    reads = obs.ops.get("_local_scalar_dense", 0) / max(1, obs.calls)
     if reads > HOST_READS_LIMIT:
-        raise Rejected(Reason.HOST_COMPUTE, f"{where}: {reads} scalar reads to the host in one call (a host loop "
+        raise Rejected(Reason.HOST_COMPUTE, f"{where}: {reads:.0f} scalar reads to the host per call (a host loop "
                                             "over the data)")
 
 
