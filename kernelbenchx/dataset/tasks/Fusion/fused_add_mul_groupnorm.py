@@ -60,7 +60,7 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
-    for n, w in ((8, 64), (16, 1024), (16, 8192)):
+    for n, w in ((8, 64), (16, 1024), (16, 2048)):
         yield f"n{n}_c64_128x{w}", Call(sample((n, 64, 128, w), gen), sample((n, 64, 128, w), gen),
                                         sample((64,), gen), sample((64,), gen), 8)
 
@@ -95,8 +95,10 @@ TASK = Task(
                   "a fixed atol ignores the group size and the cancellation around a large group mean; the "
                   "bound follows both and stays well below a wrong statistic"),
         Deviation(Kind.PERF, "8 sizes, (16, 64, 128, W) with W = 64 … 8192, 8 groups",
-                  "W = 1024 and 8192, and (8, 64, 128, 64) as the small case",
-                  "two of upstream's sizes, its largest included; the small case is half of upstream's smallest, "
-                  "which is just above the size of a first perf case the self-check builds on the CPU"),
+                  "W = 1024 and 2048, and (8, 64, 128, 64) as the small case",
+                  "two of upstream's sizes; the small case is half of upstream's smallest, which is just above the "
+                  "size of a first perf case the self-check builds on the CPU. W = 8192 (4.3 GB per tensor) was "
+                  "dropped: judging its whole output against the float64 error bound needs ~60 GB of host memory "
+                  "per judgement, and on the H200 the candidate was killed for memory while it was judged"),
     ),
 )

@@ -90,9 +90,10 @@ TASK = Task(
     perf_cases=perf_cases,
     contract=Contract(seed_kwarg="seed", dtypes="input, weight, bias float32; output float32 (*, out_features)",
                       tolerance=Tolerance(rtol=1e-2, atol=1e-2, scale="rms", rel_rms=precision.TF32_REL_RMS),
-                      tf32=True, deterministic=True, precision=precision.TF32_PRECISION,
+                      tf32=False, deterministic=True,
+                      precision=precision.FP32_PRODUCTS_PRECISION,
                       notes=stochastic.DROPOUT_CONTRACT + " The kept value is sigmoid(input @ weightᵀ + bias)/(1−p) "
-                            "recomputed in float64. Tolerance is RMS-scaled for TF32 products; the relative RMS "
+                            "recomputed in float64. Tolerance is RMS-scaled; the relative RMS "
                             "bound applies to the distance from the nearer of the dropped and kept values."),
     flops=flops,
     unit="tf32",
@@ -104,7 +105,8 @@ TASK = Task(
                   "independence across seeds)", "no kernel can reproduce torch's random stream", in_prompt=True),
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5 (on torch's own mask)",
                   "1e-2·RMS + 1e-2·|ref| elementwise and relative RMS error ≤ 1e-3 against a float64 recomputation",
-                  "TF32 tensor-core products are allowed; the relative RMS bound still rejects bf16 operands"),
+                  "fp32-accurate products (3xTF32 included); plain TF32 was admitted until a TF32 "
+                  "kernel failed the elementwise check on the GPU at K = 4096"),
         Deviation(Kind.PERF, "8 sizes 1024×k → 256 for k = 256 … 32768", "k = 256, 4096 and 32768",
                   "a subset of upstream's sizes from small to the largest"),
     ),

@@ -10,7 +10,10 @@ from kernelbenchx.dataset.task import Call, Task
 
 def reference(A: torch.Tensor, *, mode: str = "reduced") -> torch.Tensor:
     Q, R = torch.linalg.qr(A, mode=mode)
-    return torch.det(Q) * torch.diagonal(R, dim1=-2, dim2=-1).prod(-1)
+    # the product of R's diagonal in float64: in the input dtype its running product can overflow in one
+    # device's summation order and not in another's (float32, n = 8192: -inf on the CPU, finite on CUDA)
+    diagonal = torch.diagonal(R, dim1=-2, dim2=-1).double().prod(-1)
+    return (torch.det(Q).double() * diagonal).to(A.dtype)
 
 
 def fixed_cases(gen):
