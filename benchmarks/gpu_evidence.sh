@@ -3,7 +3,7 @@
 # then tabulated into solutions.md), `kbx verify --level 4` of that run, and the adversarial suite's GPU cases.
 # Results and logs land under $OUT in six files (the device returns at most eight): log.txt, run/ (results,
 # run, summary, manifest) and solutions.md.     (on the device)  OUT=out bash benchmarks/gpu_evidence.sh
-#   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts; SEED: the run's seed (repeatability runs);
+#   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts (DRAIN_S: how long running candidates may finish after EVAL_S); SEED: the run's seed (repeatability runs);
 #   ONLY_EVAL=1 stops after the eval; WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
 #   RESUME=--resume continues the run already in $OUT/run (copy it there first, with its SUBMISSION).
 set -uo pipefail
@@ -24,9 +24,16 @@ pathlib.Path("/tmp/solutions.jsonl").write_text("\n".join(lines) + "\n")
 print(len(lines), "solutions")
 PY
 start=$(date +%s)
-timeout "${EVAL_S:-380}" python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --task-set all ${RESUME:---overwrite} \
-  --perf-timeout 60 --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > /tmp/eval.txt 2> /tmp/eval.err
-echo "eval exit $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/log.txt"
+# At EVAL_S the run is drained (SIGUSR2: nothing new starts, running candidates finish and are saved); after
+# DRAIN_S more it is stopped (SIGTERM), losing only the candidates still running then.
+python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --task-set all ${RESUME:---overwrite} \
+  --perf-timeout 60 --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > /tmp/eval.txt 2> /tmp/eval.err &
+pid=$!
+( sleep "${EVAL_S:-380}"; kill -USR2 $pid 2>/dev/null; sleep "${DRAIN_S:-90}"; kill -TERM $pid 2>/dev/null ) &
+guard=$!
+wait $pid; code=$?
+kill $guard 2>/dev/null
+echo "eval exit $code after $(( $(date +%s) - start )) s" | tee -a "$OUT/log.txt"
 { tail -25 /tmp/eval.txt; grep -v "━" /tmp/eval.err | tail -20; } | tee -a "$OUT/log.txt"
 python3 benchmarks/solutions_table.py "$OUT/run" > "$OUT/solutions.md"; sed -n 5,30p "$OUT/solutions.md"
 [ -z "${ONLY_EVAL:-}" ] || exit 0  # a run continued by a later call (RESUME=--resume)

@@ -185,3 +185,25 @@ def test_a_signal_stops_the_run_saves_what_finished_and_leaves_no_process(tmp_pa
     assert processes_under(private) == set()
     records = read_lines(tmp_path / "o" / "results.jsonl")
     assert list(chain_problems(records)) == [] and len(records) < 6
+
+
+def test_a_drain_signal_finishes_running_candidates_starts_none_and_the_run_resumes(tmp_path):
+    sub = tmp_path / "s.jsonl"
+    write_lines(sub, [{"task_id": "Activation/gelu", "code": GELU, "sample_id": i} for i in range(6)])
+    command = [sys.executable, "-m", "kernelbenchx", "eval", str(sub), "--out", str(tmp_path / "o"), "--device", "cpu",
+               "--workers", "2"]
+    proc = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and not read_lines(tmp_path / "o" / "results.jsonl"):
+        time.sleep(0.2)  # one candidate is done, so the next ones are running
+    proc.send_signal(signal.SIGUSR2)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 130, err[-2000:]
+    assert "drained" in err and "--resume" in err
+    records = read_lines(tmp_path / "o" / "results.jsonl")
+    assert list(chain_problems(records)) == [] and 2 <= len(records) < 6
+    assert {json.loads(r)["verdict"] for r in records} == {"correct"}  # the running ones finished, not killed
+    subprocess.run(command + ["--resume"], cwd=ROOT, check=True, capture_output=True, timeout=300)
+    records = read_lines(tmp_path / "o" / "results.jsonl")
+    assert len(records) == 6 and list(chain_problems(records)) == []

@@ -51,10 +51,11 @@ def evaluate_submission(submission: str | Path, config: RunConfig) -> dict:
                             config.seed, config.resolved_device(), config.resume, config.overwrite)
     done = rundir.done()
     todo = [item for item in items if item.key not in done]
-    with rundir.writer() as writer, stop_on_signals() as stop:
-        finished = run_items(todo, config, rundir, writer, stop, already=len(items) - len(todo))
-    if stop.is_set():
-        raise Interrupted(f"interrupted: {len(items) - len(todo) + finished} of {len(items)} candidates done "
+    with rundir.writer() as writer, stop_on_signals() as (stop, drain):
+        finished = run_items(todo, config, rundir, writer, stop, already=len(items) - len(todo), drain=drain)
+    if stop.is_set() or finished < len(todo):
+        how = "interrupted" if stop.is_set() else "drained (SIGUSR2)"
+        raise Interrupted(f"{how}: {len(items) - len(todo) + finished} of {len(items)} candidates done "
                           f"and saved in {out}/results.jsonl",
                           hint=f"continue with: kbx eval {submission} --out {out} --resume")
     from kernelbenchx.evaluator.parent.rundir import read_results
@@ -67,8 +68,9 @@ def evaluate_submission(submission: str | Path, config: RunConfig) -> dict:
 
 
 def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: threading.Event,
-              already: int) -> int:
-    """Evaluate the items not done yet: here, or on a Ray cluster."""
+              already: int, drain: threading.Event | None = None) -> int:
+    """Evaluate the items not done yet: here, or on a Ray cluster. After `drain`, no new candidate starts
+    here and the running ones finish (Ray runs ignore it)."""
     if config.ray:
         from kernelbenchx.evaluator.parent.distributed import run_all_ray
 
@@ -76,7 +78,7 @@ def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: 
     process.reset()
     run = Run(config, rundir.seed, rundir.run_id, bool(rundir.info.get("seed_fixed")))
     try:
-        return run_all(todo, run, writer, config, stop, already)
+        return run_all(todo, run, writer, config, stop, already, drain)
     finally:
         run.close()
 
@@ -104,32 +106,41 @@ def folder_hash(folder: Path) -> str:
 
 
 @contextmanager
-def stop_on_signals() -> Iterator[threading.Event]:
-    """SIGINT and SIGTERM set the returned event (the first one stops new work; running children are
-    killed by the run loop), SIGUSR1 prints where the run is; handlers are restored afterwards. Outside the main thread, no handlers."""
-    stop = threading.Event()
+def stop_on_signals() -> Iterator[tuple[threading.Event, threading.Event]]:
+    """Returns (stop, drain). SIGINT and SIGTERM set `stop` (nothing new starts; running children are killed
+    by the run loop); SIGUSR2 sets `drain` (nothing new starts; running candidates finish and are saved, so a
+    time-limited run loses no work to its limit); SIGUSR1 prints where the run is. Handlers are restored
+    afterwards. Outside the main thread, no handlers."""
+    stop, drain = threading.Event(), threading.Event()
     if threading.current_thread() is not threading.main_thread():
-        yield stop
+        yield stop, drain
         return
     previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous[signal.SIGUSR2] = signal.signal(signal.SIGUSR2, lambda *_: drain.set())
     previous[signal.SIGUSR1] = signal.signal(signal.SIGUSR1, watch.dump)  # where the run is (parent/watch.py)
     try:
-        yield stop
+        yield stop, drain
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def run_all(items: list, run: Run, writer: Any, config: RunConfig, stop: threading.Event, already: int) -> int:
+def run_all(items: list, run: Run, writer: Any, config: RunConfig, stop: threading.Event, already: int,
+            drain: threading.Event | None = None) -> int:
     """Evaluate `items` in parallel; returns how many were written. After `stop`, nothing new starts,
-    running candidates are killed and their (interrupted) results are not written."""
+    running candidates are killed and their (interrupted) results are not written. After `drain`, nothing
+    new starts and the running candidates finish and are written."""
     total, written = already + len(items), 0
+    drain = drain or threading.Event()
     if config.progress:
         config.progress(already, total, None)
     with ThreadPoolExecutor(config.resolved_workers()) as pool:
         pending: set[Future] = set()
         queue = list(reversed(items))
         while (queue or pending) and not stop.is_set():
+            if drain.is_set():
+                queue.clear()
+                pending = {future for future in pending if not future.cancel()}  # those not started yet go
             while queue and len(pending) < config.resolved_workers() * 2:
                 pending.add(pool.submit(evaluate_candidate, queue.pop(), run))
             finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
