@@ -205,9 +205,9 @@ def test_golden_file_validates_against_its_schema():
 
 
 @pytest.mark.parametrize("task_id", ["Loss/cross_entropy", "Fusion/fused_cross_entropy_log_softmax"])
-def test_a_judge_process_judges_a_perf_size_output_on_the_cpu(task_id):
-    """The judge rebuilds the case from its seed and judges on the CPU whatever device built it (on an H200,
-    judging these tasks on the GPU mixed devices and failed)."""
+def test_a_judge_process_judges_a_perf_size_output(task_id):
+    """The judge rebuilds the case from its seed and judges it (on the GPU where there is one, else on the
+    CPU; on an H200 these tasks' checks once mixed devices there)."""
     from kernelbenchx.dataset.cases import run_reference
     from kernelbenchx.dataset.task import map_tensors
     from kernelbenchx.evaluator.measure import perf_case
@@ -219,6 +219,7 @@ def test_a_judge_process_judges_a_perf_size_output_on_the_cpu(task_id):
     assert server.check(m.PerfCheck(task_id, 0, 11, right)).reason is None
     wrong = map_tensors(right, lambda t: t + 1.0 if t.is_floating_point() else t)
     assert server.check(m.PerfCheck(task_id, 0, 11, wrong)).reason
+    assert server.check(m.PerfCheck(task_id, 0, 11, wrong, device="cpu")).reason
 
 
 def test_host_reads_are_limited_per_call_not_summed_over_a_perf_case():

@@ -173,7 +173,7 @@ class Task:
             return self.check(call, output, expected, self.contract)
         if bound is None and self.error_bound is not None:
             with torch.no_grad():
-                bound = map_tensors(self.error_bound(call), lambda t: t.detach().double().cpu())
+                bound = map_tensors(self.error_bound(call), lambda t: t.detach().double())
         return self.contract.compare(output, expected, bound)
 
 

@@ -194,17 +194,20 @@ class PerfReport:
 
 @message
 class PerfCheck:
-    """Lane: judge a candidate's full perf-size output with the task's own check (custom-check tasks)."""
+    """Judge: a candidate's full perf-size output judged with the task's own check, on `device` ("cuda": the
+    inputs, the reference and the judgement stay on the judge's GPU; "cpu": all moved to the CPU)."""
 
     task_id: str
     case: int
     seed: int
     output: Any
+    device: str = "cuda"
 
 
 @message
 class CheckResult:
     reason: str | None
+    note: str = ""  # set by the parent: how it was judged, when not as asked
 
 
 # -------------------------------------------------------------------------------------------------------------

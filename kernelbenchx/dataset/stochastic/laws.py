@@ -69,11 +69,11 @@ def dropout_reason(out, expected: torch.Tensor, kept: torch.Tensor, dropped, p: 
     reason = tensor_reason(out, expected, path)
     if reason:
         return reason
-    shape = expected.shape
-    out = out.detach().cpu().double()
-    kept = torch.as_tensor(kept).detach().cpu().double().expand(shape)
-    dropped = torch.as_tensor(dropped).detach().cpu().double().expand(shape)
-    alt = kept if kept_alt is None else torch.as_tensor(kept_alt).detach().cpu().double().expand(shape)
+    shape, device = expected.shape, expected.device  # the CPU, or the GPU of a judge of perf-size outputs
+    out = out.detach().to(device).double()
+    kept = torch.as_tensor(kept).detach().to(device).double().expand(shape)
+    dropped = torch.as_tensor(dropped).detach().to(device).double().expand(shape)
+    alt = kept if kept_alt is None else torch.as_tensor(kept_alt).detach().to(device).double().expand(shape)
     if not torch.isfinite(out).all():
         idx = first_index(~torch.isfinite(out))
         return f"{path}: non-finite value {out[idx].item()} at {idx} (every kept and dropped value is finite)"

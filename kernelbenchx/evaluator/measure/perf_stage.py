@@ -185,10 +185,10 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, wher
             raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
 
 
-def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> float:
+def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> tuple[float, list[str]]:
     """Judge the perf-size outputs recheck set aside, after the timing; raises Rejected for the first that
-    fails. Returns the seconds it took."""
-    started = time.perf_counter()
+    fails. Returns the seconds it took and the judges' notes (a judgement that fell back to the CPU)."""
+    started, notes = time.perf_counter(), []
     for index, output in pending:
         where = f"perf case {index}"
         seed = lane.seed_of(task.id, "perf", index, 0)
@@ -197,7 +197,8 @@ def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> flo
             raise Rejected(Reason.HARNESS_ERROR, f"{where}: the output could not be judged: {describe(verdict)}")
         if verdict.reason:
             raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
-    return time.perf_counter() - started
+        notes += [f"{where}: {verdict.note}"] if verdict.note else []
+    return time.perf_counter() - started, notes
 
 
 def slow_enough_to_skip_recheck(mine: dict, base: dict) -> bool:

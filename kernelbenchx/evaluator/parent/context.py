@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ContextManager
 
@@ -13,6 +13,7 @@ import torch
 
 from kernelbenchx.errors import DeviceError, IsolationError, UsageError
 from kernelbenchx.evaluator import isolation, process
+from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
@@ -150,10 +151,22 @@ class Run:
     def lane(self, gpu: int) -> perf_stage.Lane:
         server = self.lanes[gpu]
         return perf_stage.Lane(lambda req, timeout: server.call(req, timeout=timeout),
-                               lambda req, timeout: idlest(self.judges[gpu]).call(req, timeout=timeout),
+                               lambda req, timeout: self.judge(gpu, req, timeout),
                                lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
                                self.target, self.config.baselines, self.config.perf_timeout_s,
                                self.cpus.timing[gpu] if self.cpus.timing else ())
+
+    def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
+        """A perf-size output judged on the GPU under its shared guard (so never during a timing), or on the CPU
+        without the guard when the GPU judgement failed."""
+        with self.shared(gpu)():
+            verdict = idlest(self.judges[gpu]).call(request, timeout=timeout)
+        if isinstance(verdict, m.Failed):
+            failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
+            verdict = idlest(self.judges[gpu]).call(replace(request, device="cpu"), timeout=timeout)
+            if isinstance(verdict, m.CheckResult):
+                verdict = replace(verdict, note=f"judged on the CPU: on the GPU, {failed}")
+        return verdict
 
     def gpu_identity(self, gpu: int | None) -> dict | None:
         return None if gpu is None else environment.gpu_identity(gpu)

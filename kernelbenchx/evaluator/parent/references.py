@@ -1,9 +1,10 @@
 """The trusted server processes the parent talks to: a small pool computing expected outputs, one timing lane
 per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py). A
-judgement can take a minute (a statistical test over 2^27 samples, on the CPU), so it runs on a judge, never
-on the lane that other candidates' timings wait for, and without the GPU's guard: its GPU work (the inputs
-and the reference at perf size, once) is milliseconds, and a timing's median over many repetitions does not
-see it, while holding the guard for a minute stalled every timing and check of the GPU (seen on an H200). Each is restarted once if it dies; a reference that keeps failing
+judgement runs on a judge, never on the lane that other candidates' timings wait for. It runs on the GPU,
+under the GPU's shared guard (Run.judge): on the CPU the single-threaded float64 checks of a 2^28-element
+output took up to 266 s each on an H200 host, and with three judges per GPU the whole run queued behind them.
+When the GPU judgement fails (out of memory, a check that mixes devices), the same judgement runs on the
+CPU without the guard. Each is restarted once if it dies; a reference that keeps failing
 ends the candidates of that task, never the run.
 """
 

@@ -81,18 +81,22 @@ def solution(task: Any) -> Any:
 def check(req: m.PerfCheck) -> m.CheckResult:
     """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed."""
     task = get_task(req.task_id)
+    output = req.output
     try:
-        # inputs and reference on the GPU (the candidate's inputs came from a CUDA generator), judged on the
-        # CPU like every correctness case: several tasks' checks mix devices otherwise, and the GPU is
-        # shared by many processes while a judgement of a 2^27-element output can take a minute
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-        _, call = perf_case.build_case(task, req.case, req.seed, device)
-        reference = map_tensors(run_reference(task, call), lambda t: t.cpu())
-        call = call.to("cpu")
-        release_memory()
-        return m.CheckResult(task.judge(call, req.output, reference))
+        # inputs and reference are built on the GPU (the candidate's inputs came from a CUDA generator). On the
+        # GPU a judgement takes seconds; on the CPU (single-threaded float64 checks) up to five minutes for an
+        # output of 2^28 elements. The parent asks for the CPU when the GPU judgement failed (memory, or a
+        # check that mixes devices).
+        _, call = perf_case.build_case(task, req.case, req.seed, "cuda" if torch.cuda.is_available() else "cpu")
+        reference = run_reference(task, call)
+        if req.device == "cpu" or not torch.cuda.is_available():
+            reference, call = map_tensors(reference, lambda t: t.cpu()), call.to("cpu")
+            release_memory()
+        else:
+            output = map_tensors(output, lambda t: t.to(req.device))
+        return m.CheckResult(task.judge(call, output, reference))
     finally:
-        call = reference = None
+        call = reference = output = None
         release_memory()
 
 

@@ -32,11 +32,11 @@ def check(call: Call, output, expected, contract: Contract):
     if tuple(output.shape) != tuple(expected.shape):
         return f"output: shape {list(output.shape)} != expected {list(expected.shape)}"
     x, approximate = bind(*call.args, **call.kwargs)
-    y = F.gelu(x.detach().cpu().double(), approximate=approximate)
+    y = F.gelu(x.detach().double(), approximate=approximate)
     margin = torch.where(y == y.round(), 0.0, AMBIGUOUS * y.abs())  # GELU(x ≥ 9) is x to float64 precision
-    low = torch.minimum((y - margin).trunc(), expected.cpu().double())
-    high = torch.maximum((y + margin).trunc(), expected.cpu().double())
-    out = output.detach().cpu().double()
+    low = torch.minimum((y - margin).trunc(), expected.double())
+    high = torch.maximum((y + margin).trunc(), expected.double())
+    out = output.detach().double()
     bad = (out < low) | (out > high)
     if bad.any():
         i = int(bad.reshape(-1).nonzero()[0])

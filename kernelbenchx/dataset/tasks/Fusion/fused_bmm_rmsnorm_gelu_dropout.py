@@ -25,7 +25,7 @@ def check(call, output, expected, contract):
     a = stochastic.bind(reference, call)
     if not stochastic.stochastic(a["dropout_p"], a["training"]):
         return contract.compare(output, expected)
-    z = torch.bmm(a["input1"].detach().cpu().double(), a["input2"].detach().cpu().double())
+    z = torch.bmm(a["input1"].detach().double(), a["input2"].detach().double())
     kept = normalized(z, a["normalized_shape"], a["eps"], a["approximate"]) / (1.0 - a["dropout_p"])
     return stochastic.dropout_reason(output, expected, kept, 0.0, a["dropout_p"], contract.tolerance, call=call)
 

@@ -27,8 +27,8 @@ def check(call, output, expected, contract):
     a = stochastic.bind(reference, call)
     if not stochastic.stochastic(a["p"], a["training"]):
         return contract.compare(output, expected)
-    bias = None if a["bias"] is None else a["bias"].detach().cpu().double()
-    x = normalized(a["input"].detach().cpu().double(), a["weight"].detach().cpu().double(), bias, a["stride"],
+    bias = None if a["bias"] is None else a["bias"].detach().double()
+    x = normalized(a["input"].detach().double(), a["weight"].detach().double(), bias, a["stride"],
                    a["padding"], a["dilation"], a["groups"])
     return stochastic.dropout_reason(output, expected, x / (1.0 - a["p"]), 0.0, a["p"], contract.tolerance,
                                      call=call)

@@ -19,8 +19,8 @@ def check(call, output, expected, contract):
     a = stochastic.bind(reference, call)
     if not stochastic.stochastic(a["p"], a["training"]):
         return contract.compare(output, expected)
-    bias = None if a["bias"] is None else a["bias"].detach().cpu().double()
-    logits = F.linear(a["input"].detach().cpu().double(), a["weight"].detach().cpu().double(), bias)
+    bias = None if a["bias"] is None else a["bias"].detach().double()
+    logits = F.linear(a["input"].detach().double(), a["weight"].detach().double(), bias)
     kept = torch.sigmoid(logits) / (1.0 - a["p"])
     return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance, call=call)
 

@@ -23,7 +23,7 @@ def check(call, output, expected, contract):
     if not isinstance(output, (tuple, list)) or len(output) != 2:
         return "output: expected (result, input after the call)"
     out, x_after = output
-    x, lambd = a["input"].detach().cpu().double(), a["lambd"]
+    x, lambd = a["input"].detach().double(), a["lambd"]
     kept = x / (1.0 - a["p"])
     if a["inplace"]:
         reason = stochastic.dropout_reason(x_after, expected[1], kept, 0.0, a["p"], TOLERANCE, "input (in place)",
@@ -31,7 +31,7 @@ def check(call, output, expected, contract):
         if reason:
             return reason
         # The result must shrink the very tensor the dropout wrote.
-        return compare(out, F.hardshrink(x_after.detach().cpu(), lambd), TOLERANCE, "output")
+        return compare(out, F.hardshrink(x_after.detach(), lambd), TOLERANCE, "output")
     reason = compare(x_after, expected[1], Tolerance(0.0, 0.0), "input (must be unchanged)")
     if reason:
         return reason

@@ -21,7 +21,7 @@ def check(call, output, expected, contract):
     a = stochastic.bind(reference, call)
     if not stochastic.stochastic(a["p"], a["training"]):
         return contract.compare(output, expected)
-    z = torch.mv(a["input"].detach().cpu().double(), a["vec"].detach().cpu().double())
+    z = torch.mv(a["input"].detach().double(), a["vec"].detach().double())
     kept = F.log_softmax(z, dim=a["dim"]) / (1.0 - a["p"])
     return stochastic.dropout_reason(output, expected, kept, 0.0, a["p"], contract.tolerance, call=call)
 

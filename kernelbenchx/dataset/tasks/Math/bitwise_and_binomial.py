@@ -29,7 +29,7 @@ def law(call: Call, shape: torch.Size):
     count = torch.as_tensor(args["total_count"])
     draw_shape = torch.broadcast_shapes(count.shape, p.shape)
     draw = torch.arange(draw_shape.numel()).reshape(draw_shape).broadcast_to(shape).reshape(-1)
-    mult, n, p = (t.detach().cpu().double().broadcast_to(shape).reshape(-1)
+    mult, n, p = (t.detach().double().broadcast_to(shape).reshape(-1)
                   for t in (torch.bitwise_and(args["input"], args["other"]), count, p))
     return mult, n, p, draw
 
@@ -76,7 +76,7 @@ def check(call: Call, output, expected: torch.Tensor, contract: Contract) -> str
         return f"expected a tensor, got {type(output).__name__}"
     if output.dtype != expected.dtype or output.shape != expected.shape:
         return f"got {output.dtype}{list(output.shape)}, expected {expected.dtype}{list(expected.shape)}"
-    out = output.detach().cpu().double().reshape(-1)
+    out = output.detach().double().reshape(-1)
     if not torch.isfinite(out).all():
         return "output has NaN/inf"
     mult, n, p, draw = law(call, expected.shape)
