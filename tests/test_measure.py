@@ -235,3 +235,37 @@ def test_host_reads_are_limited_per_call_not_summed_over_a_perf_case():
     assert info.value.reason is Reason.HOST_COMPUTE and "2000 scalar reads to the host per call" in info.value.message
     with pytest.raises(Rejected):
         observations.judge(merge([observation(ops={"_local_scalar_dense": 2000})] * 3), "perf", empty_output=False)
+
+
+def test_a_perf_output_is_judged_on_the_gpu_under_the_guard_and_on_the_cpu_only_when_that_fails_and_it_is_small():
+    from contextlib import contextmanager
+
+    from kernelbenchx.evaluator.parent.context import CPU_JUDGE_BYTES, judge_gpu_first
+
+    held, asked = [], []
+
+    @contextmanager
+    def shared():
+        held.append(True)
+        yield
+        held.append(False)
+
+    def judge(answers):
+        def call(request):
+            asked.append((request.device, held[-1]))
+            return answers[request.device]
+        return call
+
+    failed = m.Failed(m.ErrorInfo("RuntimeError", "Expected all tensors to be on the same device"))
+    small = m.PerfCheck("Random/rand", 0, 1, torch.zeros(8))
+    verdict = judge_gpu_first(judge({"cuda": m.CheckResult(None)}), small, shared)
+    assert verdict == m.CheckResult(None) and asked == [("cuda", True)]
+    asked.clear()
+    verdict = judge_gpu_first(judge({"cuda": failed, "cpu": m.CheckResult("bad mask")}), small, shared)
+    assert verdict.reason == "bad mask" and "judged on the CPU" in verdict.note and "same device" in verdict.note
+    assert asked == [("cuda", True), ("cpu", False)]  # the CPU judgement does not hold the GPU's guard
+    asked.clear()
+    large = m.PerfCheck("Random/rand", 0, 1, torch.empty(CPU_JUDGE_BYTES // 4 + 1))
+    verdict = judge_gpu_first(judge({"cuda": failed, "cpu": m.CheckResult(None)}), large, shared)
+    assert isinstance(verdict, m.Failed) and "not judged on the CPU" in verdict.error.message
+    assert asked == [("cuda", True)]

@@ -30,6 +30,16 @@ def one_thread(fn: Callable) -> Callable:
     return wrapper
 
 
+def on_cpu(fn: Callable) -> Callable:
+    """Runs `fn`, which moves its data to the CPU, with the CPU as default device: a GPU judge sets the GPU as
+    default (trusted/server.py), and the constants `fn` makes must sit with its data."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with torch.device("cpu"):
+            return fn(*args, **kwargs)
+    return wrapper
+
+
 # ---------------------------------------------------------------------------------------------
 # Exact tail bounds, combined into tests at level ALPHA
 

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 
 from kernelbenchx.dataset.contract import Tolerance, first_index
-from kernelbenchx.dataset.stochastic.bounds import ALPHA, Test, one_thread
+from kernelbenchx.dataset.stochastic.bounds import ALPHA, Test, on_cpu, one_thread
 from kernelbenchx.dataset.stochastic.cross_seed import seeded_reason
 from kernelbenchx.dataset.stochastic.streams import mask_stream, uniform_stream
 from kernelbenchx.dataset.stochastic.structure import structure_reason
@@ -102,6 +102,7 @@ def dropout_reason(out, expected: torch.Tensor, kept: torch.Tensor, dropped, p: 
 
 
 @one_thread
+@on_cpu
 def mask_reason(dropped: torch.Tensor, known: torch.Tensor, p: float, path: str, *, call: Any = None,
                 seed_kwarg: str | None = "seed") -> str | None:
     """The tests of independent Bernoulli(p) drops on a mask (counted where `known`), plus the cross-seed
@@ -131,6 +132,7 @@ UNIFORM_CONTRACT = (
 
 
 @one_thread
+@on_cpu
 def uniform_reason(out, expected: torch.Tensor, path: str = "output", *, call: Any = None,
                    seed_kwarg: str | None = "seed") -> str | None:
     """None if `out` (same shape and dtype as `expected`) looks like i.i.d. U[0, 1) samples, independent of

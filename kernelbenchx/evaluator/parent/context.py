@@ -101,6 +101,35 @@ def derive_seed(*parts: Any) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
+CPU_JUDGE_BYTES = 1 << 30  # a CPU judgement of a 4 GB output grew one judge past 40 GB of host memory (H200)
+
+
+def judge_gpu_first(call: Callable[[m.PerfCheck], Any], request: m.PerfCheck,
+                    shared: Callable[[], ContextManager]) -> Any:
+    """A perf-size output judged on the GPU under its shared guard (so never during a timing), or, when that
+    failed and the output is small enough, on the CPU without the guard (the verdict says so in its note)."""
+    with shared():
+        verdict = call(request)
+    if not isinstance(verdict, m.Failed):
+        return verdict
+    failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
+    if output_bytes(request.output) > CPU_JUDGE_BYTES:
+        return m.Failed(m.ErrorInfo("JudgeError", f"on the GPU, {failed}; an output this large is not judged on "
+                                    "the CPU (its float64 check needs tens of GB of host memory)"))
+    verdict = call(replace(request, device="cpu"))
+    if isinstance(verdict, m.CheckResult):
+        verdict = replace(verdict, note=f"judged on the CPU: on the GPU, {failed}")
+    return verdict
+
+
+def output_bytes(output: Any) -> int:
+    if isinstance(output, torch.Tensor):
+        return output.numel() * output.element_size()
+    if isinstance(output, (tuple, list)):
+        return sum(output_bytes(item) for item in output)
+    return 0
+
+
 class Run:
     """The state candidates share: the seed, the isolation plan, trusted servers, GPU guards and lanes."""
 
@@ -157,16 +186,8 @@ class Run:
                                self.cpus.timing[gpu] if self.cpus.timing else ())
 
     def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
-        """A perf-size output judged on the GPU under its shared guard (so never during a timing), or on the CPU
-        without the guard when the GPU judgement failed."""
-        with self.shared(gpu)():
-            verdict = idlest(self.judges[gpu]).call(request, timeout=timeout)
-        if isinstance(verdict, m.Failed):
-            failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
-            verdict = idlest(self.judges[gpu]).call(replace(request, device="cpu"), timeout=timeout)
-            if isinstance(verdict, m.CheckResult):
-                verdict = replace(verdict, note=f"judged on the CPU: on the GPU, {failed}")
-        return verdict
+        return judge_gpu_first(lambda req: idlest(self.judges[gpu]).call(req, timeout=timeout), request,
+                               self.shared(gpu))
 
     def gpu_identity(self, gpu: int | None) -> dict | None:
         return None if gpu is None else environment.gpu_identity(gpu)
