@@ -299,28 +299,34 @@ def write_scores(report: dict[str, dict]) -> None:
 
 def main(argv: list[str]) -> int:
     """python -m kernelbenchx.dataset.mutate [TASK...] [--sample N] [--workers N] [--json FILE] [--write]"""
-    from kernelbenchx.dataset.registry import all_tasks
+    import argparse
 
-    args = list(argv)
-    opts = {}
-    for flag in ("--json", "--sample", "--workers"):
-        if flag in args:
-            i = args.index(flag)
-            opts[flag] = args[i + 1]
-            del args[i:i + 2]
-    write = "--write" in args
-    args = [a for a in args if a != "--write"]
-    ids = args or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
-    if "--sample" in opts:
-        n = int(opts["--sample"])
-        ids = sorted(random.Random(n).sample(ids, min(n, len(ids))))
-    report = score(ids, workers=int(opts.get("--workers", 1)))
+    from kernelbenchx.dataset.registry import all_tasks, get_task
+    from kernelbenchx.errors import KbxError
+
+    parser = argparse.ArgumentParser(prog="python -m kernelbenchx.dataset.mutate",
+                                     description="Mutation testing of the tasks' cases on their kept solutions.")
+    parser.add_argument("tasks", nargs="*", help="task ids (default: every task with a kept solution)")
+    parser.add_argument("--sample", type=int, help="mutate N tasks drawn with seed N")
+    parser.add_argument("--workers", type=int, default=1, help="mutants run at once (each in its own process)")
+    parser.add_argument("--json", help="write the per-mutant report here")
+    parser.add_argument("--write", action="store_true", help=f"merge the per-task scores into {SCORES.name}")
+    opts = parser.parse_args(argv)
+    try:
+        for task_id in opts.tasks:
+            get_task(task_id)
+    except KbxError as exc:
+        parser.error(str(exc))
+    ids = opts.tasks or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
+    if opts.sample is not None:
+        ids = sorted(random.Random(opts.sample).sample(ids, min(opts.sample, len(ids))))
+    report = score(ids, workers=opts.workers)
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
     print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks")
-    if "--json" in opts:
-        Path(opts["--json"]).write_text(json.dumps(report, indent=1) + "\n")
-    if write:
+    if opts.json:
+        Path(opts.json).write_text(json.dumps(report, indent=1) + "\n")
+    if opts.write:
         write_scores(report)
     return 0 if killed == counted else 1
 
