@@ -46,6 +46,8 @@ def compile_one(task_id: str) -> int:
                 sig[p.name] = "*" + DTYPES[str(v.dtype).removeprefix("torch.")]
             elif isinstance(v, bool):
                 sig[p.name] = "i1"
+            elif isinstance(v, int) and v == 1 and not getattr(p, "do_not_specialize", False):
+                sig[p.name], constexprs[(i,)] = "constexpr", 1  # as Triton does: an int equal to 1 is a constant
             elif isinstance(v, int):
                 sig[p.name] = "i32" if -2 ** 31 <= v < 2 ** 31 else "i64"
             elif isinstance(v, float):

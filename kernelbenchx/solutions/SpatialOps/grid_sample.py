@@ -24,7 +24,9 @@ def _reflect(x, twice_low, twice_high):
 
 @triton.jit
 def _source(coord, size, PAD: tl.constexpr, ALIGN: tl.constexpr):
-    sizef = size.to(tl.float32)
+    # a block of floats, whether `size` arrives as a scalar or as the constant 1 (Triton specializes integer
+    # arguments equal to 1, and W = 1 failed to compile on the GPU with size.to())
+    sizef = tl.zeros_like(coord) + size
     if ALIGN:
         x = (coord + 1.0) * 0.5 * (sizef - 1.0)
     else:
@@ -33,7 +35,7 @@ def _source(coord, size, PAD: tl.constexpr, ALIGN: tl.constexpr):
         x = tl.minimum(tl.maximum(x, 0.0), sizef - 1.0)
     elif PAD == 2:
         if ALIGN:
-            x = tl.where(size > 1, _reflect(x, 0.0, 2.0 * (sizef - 1.0)), 0.0)
+            x = tl.where(sizef > 1.0, _reflect(x, 0.0, 2.0 * (sizef - 1.0)), 0.0)
         else:
             x = _reflect(x, -1.0, 2.0 * sizef - 1.0)
         x = tl.minimum(tl.maximum(x, 0.0), sizef - 1.0)
