@@ -7,6 +7,7 @@ eager, and a per-category table (tasks, correct, timed, geomean, best and worst 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 from collections import Counter, defaultdict
@@ -14,6 +15,9 @@ from pathlib import Path
 
 from kernelbenchx.evaluator.parent.rundir import read_results
 from kernelbenchx.evaluator.result import Result
+
+ROOT = Path(__file__).resolve().parents[1]
+KEPT = ROOT / "benchmarks" / "runs" / "solutions-table.json"  # {"runs": [dir, ...] oldest first, "note": str}
 
 
 def geomean(values: list[float]) -> float | None:
@@ -24,7 +28,8 @@ def fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}×"
 
 
-def render(results: list[Result], note: str = "") -> str:
+def render(results: list[Result], note: str = "", tasks: list[str] | None = None) -> str:
+    """The page; `tasks` (every task with a solution) adds a row for each task no run measured."""
     env = next((r.environment for r in results if r.environment), {}) or {}
     verdicts = Counter(r.verdict.value for r in results)
     by_cat: dict[str, list[Result]] = defaultdict(list)
@@ -53,13 +58,36 @@ def render(results: list[Result], note: str = "") -> str:
         lines += ["", "## Not correct", ""]
         lines += [f"- `{r.task_id}`: {r.verdict.value} ({r.reason.value}) {r.message.splitlines()[0][:200]}" for r in
                   sorted(failed, key=lambda r: r.task_id)]
-    lines += ["", "## Per task", "", "| task | verdict | speedup vs eager |", "|---|---|---|"]
-    lines += [f"| `{r.task_id}` | {r.verdict.value} | {fmt(speed.get(r.task_id))} |"
-              for r in sorted(results, key=lambda r: r.task_id)]
+    measured = {r.task_id: r for r in results}
+    unmeasured = sorted(set(tasks or ()) - set(measured))
+    if unmeasured:
+        lines += ["", f"{len(unmeasured)} solutions have no record in these runs: "
+                  + ", ".join(f"`{t}`" for t in unmeasured) + "."]
+    lines += ["", "## Per task", "", "| task | verdict | speedup vs eager | kbx commit of the run |", "|---|---|---|---|"]
+    lines += [f"| `{r.task_id}` | {r.verdict.value} | {fmt(speed.get(r.task_id))} | "
+              f"{(r.environment or {}).get('kbx_commit', '?')[:7]} |" for r in sorted(results, key=lambda r: r.task_id)]
     return "\n".join(lines) + "\n"
 
 
+def kept_table() -> str:
+    """docs/solutions.md from the kept runs (KEPT), a later run's record of a task winning."""
+    import json
+
+    kept = json.loads(KEPT.read_text())
+    solutions = ROOT / "kernelbenchx" / "solutions"
+    current = {f"{p.parent.name}/{p.stem}": hashlib.sha256(p.read_bytes()).hexdigest()
+               for p in solutions.glob("*/*.py") if not p.name.startswith("_")}
+    # a record counts only for the solution file it measured: one changed since its run is left out
+    latest = {r.task_id: r for run in kept["runs"] for r in read_results(ROOT / run)
+              if current.get(r.task_id) == r.candidate.code_sha256}
+    note = kept["note"] + " Records of solutions changed since their run are left out."
+    return render(sorted(latest.values(), key=lambda r: r.task_id), note, sorted(current))
+
+
 if __name__ == "__main__":
+    if not sys.argv[1:]:
+        print(kept_table(), end="")
+        sys.exit(0)
     runs = [a for a in sys.argv[1:] if Path(a).is_dir()]
     note = " ".join(a for a in sys.argv[1:] if not Path(a).is_dir())
     latest = {r.task_id: r for run in runs for r in read_results(Path(run))}  # a later run's record wins

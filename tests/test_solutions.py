@@ -75,3 +75,15 @@ def test_every_paper_task_has_a_solution():
 
     missing = [t for t in all_tasks() if not (SOLUTIONS / f"{t}.py").exists()]
     assert not missing, f"{len(missing)} tasks without a reference solution: {missing[:10]}"
+
+
+def test_docs_solutions_md_is_the_table_of_the_kept_gpu_runs():
+    """docs/solutions.md is generated (benchmarks/solutions_table.py) from the runs kept in benchmarks/runs; a
+    solution edited since its run drops out of it, so the page never shows a record of code no longer kept."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("solutions_table", ROOT / "benchmarks" / "solutions_table.py")
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    assert (ROOT / "docs" / "solutions.md").read_text() == table.kept_table(), (
+        "regenerate: python benchmarks/solutions_table.py > docs/solutions.md")
