@@ -46,7 +46,8 @@ def pit(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
     # P(K < k) summed over the support below k; the table is [draws, max(k)] since only j < k matters.
     j = torch.arange(int(k.max()) if k.numel() else 0, dtype=torch.float64)
     below = torch.where(j < k[:, None], log_pmf(j, n[:, None], p[:, None]).exp(), 0.0).sum(1)
-    return (below + torch.rand(k.shape, generator=rng, dtype=torch.float64) * log_pmf(k, n, p).exp()).clamp(0.0, 1.0 - 2.0 ** -53)
+    return (below + torch.rand(k.shape, generator=rng, dtype=torch.float64, device="cpu").to(k.device)
+            * log_pmf(k, n, p).exp()).clamp(0.0, 1.0 - 2.0 ** -53)
 
 
 def law_reason(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor, ids: torch.Tensor, draw_shape) -> str | None:
@@ -54,7 +55,9 @@ def law_reason(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor, ids: torch.Ten
     (the law), block balance, serial pairs, differences, repeats (independence; a quasi-random sampler is too
     even, a repeating one repeats)."""
     if k.numel() > MAX_TESTED:
-        keep = torch.randperm(k.numel(), generator=torch.Generator().manual_seed(1))[:MAX_TESTED].sort().values
+        # the checker's own CPU generators, wherever the draws are (a GPU judge makes the GPU the default device)
+        keep = torch.randperm(k.numel(), generator=torch.Generator().manual_seed(1), device="cpu")[:MAX_TESTED]
+        keep = keep.sort().values.to(k.device)
         k, n, p, ids = k[keep], n[keep], p[keep], ids[keep]
     u = pit(k, n, p)
     ks = stochastic.Test("Kolmogorov–Smirnov distance of the draws' PIT to U[0, 1) (law Binomial(total_count, p))")
