@@ -7,7 +7,7 @@ import pytest
 
 from kernelbenchx.evaluator.parent.run import RunConfig, evaluate_submission
 from kernelbenchx.verify import FAILED, NOT_RUNNABLE, VERIFIED, verify
-from tests.conftest import SOLUTIONS
+from tests.conftest import ROOT, SOLUTIONS
 
 GELU = (SOLUTIONS / "Activation" / "gelu.py").read_text()
 
@@ -30,6 +30,17 @@ def test_a_genuine_run_verifies_at_levels_0_to_3(genuine):
     report = verify(root / "run", sub, level=3)
     assert report.problems == [] and report.status == VERIFIED
     assert report.levels == {0: "verified", 1: "verified", 2: "verified", 3: "verified"}
+
+
+def test_a_kept_gpu_run_verifies_on_a_cpu_machine_up_to_the_rejudge(tmp_path):
+    """The H200 run kept in benchmarks/runs (4 solutions, verified there at L4): a third party without a GPU
+    checks its files, integrity and environment and re-judges its correctness on the CPU interpreter."""
+    kept = ROOT / "benchmarks" / "runs" / "2026-11-26-h200" / "5-db7bd1f-small-verified"
+    run = shutil.copytree(kept, tmp_path / "run")
+    report = verify(run, run / "submission.jsonl", level=3)
+    assert report.problems == [] and report.levels == {0: "verified", 1: "verified", 2: "verified", 3: "verified"}
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    assert {r["environment"]["gpu"] for r in records} == {"NVIDIA H200"}
 
 
 def test_level_4_is_not_runnable_without_a_gpu(genuine):
