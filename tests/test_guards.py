@@ -75,3 +75,33 @@ def test_an_unmasked_read_past_an_input_reads_poison():
 
     _, out, overrun = call_guarded(Call(torch.ones(5)), entry)
     assert torch.isnan(out) and overrun is None
+
+
+@triton.jit
+def _rsqrt_inplace(x_ptr, n, BLOCK: tl.constexpr, PAST: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n + PAST  # PAST = 1: the off-by-one bound (<= n) of a plausible bug
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(x_ptr + offs, (1.0 / tl.sqrt(x)).to(x_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_a_store_past_the_end_of_a_value_computed_from_the_band_is_seen(dtype):
+    """The band's poison flows through the bug's arithmetic (rsqrt(NaN) = NaN) and is stored back past the end;
+    a band of plain NaN would still look intact."""
+    def entry(past):
+        return lambda x: _rsqrt_inplace[(1,)](x, x.numel(), BLOCK=16, PAST=past)
+
+    call = Call(torch.full((5,), 4.0, dtype=dtype))
+    mine, _, overrun = call_guarded(call, entry(0))
+    assert overrun is None and torch.equal(mine.args[0], torch.full((5,), 0.5, dtype=dtype))
+    _, _, overrun = call_guarded(call, entry(1))
+    assert overrun == "wrote past the end of tensor inputs [0]"
+
+
+def test_a_value_copied_from_one_band_into_another_is_seen():
+    x, y = copy_view(torch.ones(4)), copy_view(torch.ones(4))
+    band = lambda t: torch.empty(0).set_(t.untyped_storage(), 0, (5,), (1,))  # noqa: E731
+    assert torch.isnan(band(x)[4]) and guard_intact(y)
+    band(y)[4] = band(x)[4]
+    assert not guard_intact(y)

@@ -2,9 +2,15 @@
 Tensor.clone make non-dense views contiguous, which would hide a kernel's layout bugs).
 
 Every copy also gets a guard band: its storage runs GUARD_BYTES past the original's end, filled with a poison
-value (NaN, or an out-of-range integer). A kernel that reads past a tensor's end (a load without its mask, a
+value (a NaN, or an out-of-range integer). A kernel that reads past a tensor's end (a load without its mask, a
 bound off by one) picks up poison and produces a wrong output on every device, instead of reading whatever
-memory happened to follow; `guard_intact` tells whether a kernel wrote past the end. Tensors the code under
+memory happened to follow; `guard_intact` tells whether a kernel wrote past the end.
+
+A floating band holds a signalling NaN whose payload is its own tensor's (from the storage address), compared
+bit for bit: arithmetic quiets a signalling NaN (GPUs return their canonical NaN), and a value copied from
+another tensor's band carries that tensor's payload, so a store past the end is seen even when it stores
+f(NaN) = NaN. With a plain NaN band, an off-by-one store of rsqrt(NaN), or an in-place optimizer step one
+element too far, left the band "intact". Tensors the code under
 test allocates itself (outputs, scratch buffers) get the same band when allocated under `GuardedAllocations`.
 """
 
@@ -30,6 +36,30 @@ def poison_value(dtype: torch.dtype) -> Any:
     return torch.iinfo(dtype).max // 2 + 7
 
 
+# dtype → (integer view, exponent bits, payload mask below the quiet bit)
+SIGNALLING = {torch.float16: (torch.int16, 0x7C00, 0x1FF), torch.bfloat16: (torch.int16, 0x7F80, 0x3F),
+              torch.float32: (torch.int32, 0x7F800000, 0x3FFFFF),
+              torch.float64: (torch.int64, 0x7FF0000000000000, 0x7FFFFFFFFFFFF)}
+
+
+def band_bits(band: torch.Tensor, key: int) -> tuple[torch.Tensor, int] | None:
+    """The band as integers and the signalling-NaN pattern it must hold (None: a dtype without one)."""
+    if band.is_complex():
+        band = band.view(band.real.dtype)
+    if band.dtype not in SIGNALLING:
+        return None
+    int_dtype, exponent, mask = SIGNALLING[band.dtype]
+    return band.view(int_dtype), exponent | (1 + (key >> 6) % mask)
+
+
+def fill_band(band: torch.Tensor, key: int) -> None:
+    bits = band_bits(band, key)
+    if bits is None:
+        band.fill_(poison_value(band.dtype))
+    else:
+        bits[0].fill_(bits[1])
+
+
 def guard_elements(dtype: torch.dtype) -> int:
     return -(-GUARD_BYTES // torch.empty(0, dtype=dtype).element_size())
 
@@ -47,7 +77,7 @@ def guarded_copy(t: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     guard = guard_elements(t.dtype)
     big = torch.empty(whole.numel() + guard, dtype=t.dtype, device=device)
     big[:whole.numel()].copy_(whole)
-    big[whole.numel():].fill_(poison_value(t.dtype))
+    fill_band(big[whole.numel():], big.data_ptr())
     return big.as_strided(t.size(), t.stride(), t.storage_offset())
 
 
@@ -55,6 +85,9 @@ def guard_intact(t: torch.Tensor) -> bool:
     """Whether the guard band of a `guarded_copy` still holds poison everywhere."""
     whole = flat_storage(t)
     tail = whole[whole.numel() - guard_elements(t.dtype):]
+    bits = band_bits(tail, whole.data_ptr())
+    if bits is not None:
+        return bool((bits[0] == bits[1]).all())
     if tail.is_floating_point() or tail.is_complex():
         return bool(torch.isnan(tail).all())
     return bool((tail == poison_value(t.dtype)).all())
