@@ -62,6 +62,18 @@ def fixed_cases(gen):
                 yield f"{mode}_{pad}{'_aligned' if ac else ''}", case(shape, out_hw, gen, mode, pad, ac)
     yield "shift_outside", Call(sample((1, 1, 6, 6), gen), torch.tensor([[[1.0, 0.0, 1.5], [0.0, 1.0, -0.8]]]),
                                 (1, 1, 6, 6), "bilinear", "border")
+    # an input and an output axis of size 1 (affine_grid puts a size-1 axis at 0, reflection of a size-1 axis
+    # gives 0) with x reflected from outside both borders
+    yield "size_one_axes_reflection_aligned", Call(sample((1, 2, 1, 9), gen),
+                                                   torch.tensor([[[1.6, 0.0, 1.3], [0.0, 1.0, 0.0]]]), (1, 2, 1, 7),
+                                                   "bilinear", "reflection", True)
+    yield "output_row_of_one_aligned", Call(sample((1, 2, 4, 9), gen), torch.tensor([[[1.0, 0.0, 0.0], [0.0, 0.7, 0.1]]]),
+                                            (1, 2, 1, 7), "bilinear", "zeros", True)
+    # wider than float16 holds exactly (2051), bicubic taps reflected past the far border: an axis length kept in a
+    # narrower type moves every sample, and a wrong reflection span is off by whole pixels at this width
+    yield "wide_2051_bicubic_reflection_aligned", Call(sample((1, 1, 2, 2051), gen),
+                                                       torch.tensor([[[1.003, 0.0, 0.0], [0.0, 1.0, 0.0]]]),
+                                                       (1, 1, 2, 2051), "bicubic", "reflection", True)
 
 
 def pick(options, gen):
