@@ -269,3 +269,37 @@ def test_a_perf_output_is_judged_on_the_gpu_under_the_guard_and_on_the_cpu_only_
     verdict = judge_gpu_first(judge({"cuda": failed, "cpu": m.CheckResult(None)}), large, shared)
     assert isinstance(verdict, m.Failed) and "not judged on the CPU" in verdict.error.message
     assert asked == [("cuda", True)]
+
+
+class FakeEvent:
+    """torch.cuda.Event on the host clock: each timed call of a slow candidate spends `sleep_s`."""
+
+    def __init__(self, enable_timing: bool = False) -> None:
+        self.t = 0.0
+
+    def record(self) -> None:
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, end: "FakeEvent") -> float:
+        return (end.t - self.t) * 1e3
+
+
+def test_a_slow_eager_timing_still_runs_every_input_set_whose_output_is_rechecked(monkeypatch):
+    # On the H200 a 2 GiB convolution spent the time budget on its first two samples; the third input set was
+    # never called, its "timed output" was None, and a correct candidate was rejected (expected 3 items, got 0).
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
+    called = []
+
+    def slow(x):
+        called.append(int(x))
+        time.sleep(0.03)
+        return (x + 1, x * 2)
+
+    protocol = timing.Protocol(warmup=1, budget_s=0.01, use_graphs=False)
+    stats, outputs = timing.time_case(slow, [((torch.tensor(k),), {}) for k in range(3)], protocol)
+    assert stats["method"] == "eager" and stats["budget_exhausted"] is True
+    assert sorted(set(called)) == [0, 1, 2]
+    assert [int(o[0]) for o in outputs] == [1, 2, 3]
+    assert all(len(timing.sample_values(o, 7)) == 2 for o in outputs)
