@@ -17,7 +17,8 @@ import torch
 
 from kernelbenchx.dataset.cases import build_cases, run_reference
 from kernelbenchx.dataset.precision import BF16_BITS, FP32_BITS, PRODUCT_OPS, TF32_BITS, rounded_products
-from kernelbenchx.dataset.registry import all_tasks
+from kernelbenchx.dataset.registry import all_tasks, get_task
+from kernelbenchx.dataset.task import Call
 from torch.utils._python_dispatch import TorchDispatchMode
 
 SEEDS = (1, 2, 3)
@@ -172,3 +173,15 @@ def test_strict_bounds_admit_fp32_orders_and_reject_bugs(task_id):
 def test_product_tasks_are_found():
     assert {"MatrixMultiply/matmul", "Convolution/conv2d", "MatrixMultiply/matrix_vector_dot",
             "MatrixMultiply/tensordot_rsqrt"} <= set(PRODUCT_TASKS)
+
+
+def test_softplus_linear_accepts_either_branch_only_where_tf32_can_cross_the_threshold():
+    # With β = 1/4 the output jumps by 1.25 at y = τ = 4; a TF32 product put y just under τ on the H200.
+    task = get_task("Fusion/fused_softplus_linear")
+    x, w = torch.tensor([[4.0 + 1e-5], [3.0], [4.5]]), torch.tensor([[1.0]])
+    call = Call(x, w, None, 0.25, 4)
+    expected = task.reference(*call.args)
+    softplus = torch.nn.functional.softplus(x, beta=0.25)
+    assert task.judge(call, torch.cat([softplus[:1], expected[1:]]), expected) is None  # next to τ: either
+    assert task.judge(call, torch.cat([expected[:2], softplus[2:]]), expected) is not None  # 0.5 past τ: no
+    assert task.judge(call, torch.cat([expected[:1], x[1:2], expected[2:]]), expected) is not None

@@ -1,5 +1,6 @@
 """Fusion/fused_softplus_linear: Softplus of a linear layer's output (x Wᵀ + b)."""
 
+import inspect
 import math
 
 import torch
@@ -16,6 +17,41 @@ def reference(input: torch.Tensor, weight: torch.Tensor, bias=None, beta=1, thre
     # log(1 + e^{βy})/β, evaluated without overflow; the threshold compares y itself (not β·y as F.softplus).
     smooth = F.softplus(y, beta=beta, threshold=float("inf"))
     return torch.where(y > threshold, y, smooth)
+
+
+def branches(call: Call) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The pre-activation y in float64, the value of the branch the reference did not take, and where a TF32
+    product may put y on either side of the threshold (|y − τ| within the truncated-TF32 error bound,
+    2·2⁻¹⁰·Σ|x||w|): with β < 1 the function jumps there by softplus(τ) − τ (1.25 for β = 1/4, τ = 4), so
+    either branch is a correct answer for those elements."""
+    bound = inspect.signature(reference).bind(*call.args, **call.kwargs)
+    bound.apply_defaults()
+    x, w, b, beta, tau = (bound.arguments[k] for k in ("input", "weight", "bias", "beta", "threshold"))
+    y = F.linear(x.double(), w.double(), None if b is None else b.double())
+    smooth = F.softplus(y, beta=beta, threshold=float("inf"))
+    other = torch.where(y > tau, smooth, y)
+    slack = 2 * 2.0 ** -precision.TF32_BITS * F.linear(x.double().abs(), w.double().abs())
+    return y, other, (y - tau).abs() <= slack
+
+
+def jump(call: Call) -> float:
+    """softplus(τ) − τ = log(1 + e^{−βτ})/β: the step at the threshold (2e-9 at the default β = 1, τ = 20)."""
+    bound = inspect.signature(reference).bind(*call.args, **call.kwargs)
+    bound.apply_defaults()
+    beta, tau = float(bound.arguments["beta"]), float(bound.arguments["threshold"])
+    return math.log1p(math.exp(min(-beta * tau, 700.0))) / beta
+
+
+def check(call: Call, output, expected, contract: Contract) -> str | None:
+    """The contract's comparison, where an element next to the threshold may hold either branch's value."""
+    if jump(call) > 1e-6 and isinstance(output, torch.Tensor) and output.shape == expected.shape \
+            and output.dtype == expected.dtype:
+        _, other, near = branches(call)
+        if near.any():
+            out, ref = output.detach().to(expected.device).double(), expected.double()
+            took_other = near.to(ref.device) & ((out - other.to(ref.device)).abs() < (out - ref).abs())
+            expected = torch.where(took_other, other.to(ref.device).to(expected.dtype), expected)
+    return contract.compare(output, expected)
 
 
 def layer(gen, mode, batch, n_out, n_in, bias=True, gain=4.0):
@@ -82,9 +118,11 @@ TASK = Task(
                       tf32=True,
                       precision=precision.TF32_PRECISION,
                       notes="The linear layer is a matrix product: TF32 products with fp32 accumulation are "
-                            "allowed, hence the RMS-scaled tolerance."),
+                            "allowed, hence the RMS-scaled tolerance. Where y lies within the TF32 error "
+                            "(2·2⁻¹⁰·Σ|x||w|) of the threshold, either branch's value is accepted."),
     flops=flops,
     unit="tf32",
+    check=check,
     deviations=(
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
                   "rtol 1e-2, atol 1e-2·RMS(out), and relative RMS error ≤ "
