@@ -105,3 +105,23 @@ def test_a_value_copied_from_one_band_into_another_is_seen():
     assert torch.isnan(band(x)[4]) and guard_intact(y)
     band(y)[4] = band(x)[4]
     assert not guard_intact(y)
+
+
+@triton.jit
+def _and_one_past(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs <= n  # one past the end: x[n] & y[n] lands in out's band
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) & tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def test_an_integer_store_one_past_the_end_of_poison_from_other_bands_is_seen():
+    # With one poison value for every integer tensor, p & p == p: the band of `out` looked intact.
+    def entry(x, y):
+        out = torch.empty_like(x)
+        _and_one_past[(1,)](x, y, out, x.numel(), BLOCK=16)
+        return out
+
+    for dtype in (torch.int16, torch.int32, torch.int64):  # int8 has 58 poison values: a rare collision
+        x, y = (torch.randint(-100, 100, (7,), dtype=dtype) for _ in range(2))
+        _, out, overrun = call_guarded(Call(x, y), entry)
+        assert torch.equal(out, x & y) and overrun == "wrote past the end of 1 tensor(s) it allocated"

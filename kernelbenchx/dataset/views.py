@@ -6,11 +6,12 @@ value (a NaN, or an out-of-range integer). A kernel that reads past a tensor's e
 bound off by one) picks up poison and produces a wrong output on every device, instead of reading whatever
 memory happened to follow; `guard_intact` tells whether a kernel wrote past the end.
 
-A floating band holds a signalling NaN whose payload is its own tensor's (from the storage address), compared
-bit for bit: arithmetic quiets a signalling NaN (GPUs return their canonical NaN), and a value copied from
-another tensor's band carries that tensor's payload, so a store past the end is seen even when it stores
-f(NaN) = NaN. With a plain NaN band, an off-by-one store of rsqrt(NaN), or an in-place optimizer step one
-element too far, left the band "intact". Tensors the code under
+The poison is each tensor's own. A floating band holds a signalling NaN whose payload comes from the storage
+address, compared bit for bit: arithmetic quiets a signalling NaN (GPUs return their canonical NaN), and a
+value copied from another tensor's band carries that tensor's payload, so a store past the end is seen even
+when it stores f(NaN) = NaN. An integer band holds an out-of-range value chosen the same way. With one poison
+for all tensors, an off-by-one store of rsqrt(NaN), an in-place optimizer step one element too far, or
+x[n] & y[n] stored at out[n] left the band "intact". Tensors the code under
 test allocates itself (outputs, scratch buffers) get the same band when allocated under `GuardedAllocations`.
 """
 
@@ -42,12 +43,22 @@ SIGNALLING = {torch.float16: (torch.int16, 0x7C00, 0x1FF), torch.bfloat16: (torc
               torch.float64: (torch.int64, 0x7FF0000000000000, 0x7FFFFFFFFFFFF)}
 
 
+def integer_poison(dtype: torch.dtype, key: int) -> int:
+    """An out-of-range index of this tensor's own (from its storage address): a value a kernel carries over
+    from another band (x[n] & y[n] stored one past the end, say) differs from the band it lands in."""
+    low = poison_value(dtype)
+    return low + (key >> 6) % (torch.iinfo(dtype).max - low + 1)
+
+
 def band_bits(band: torch.Tensor, key: int) -> tuple[torch.Tensor, int] | None:
-    """The band as integers and the signalling-NaN pattern it must hold (None: a dtype without one)."""
+    """The band as integers and the pattern it must hold: a signalling NaN with this tensor's payload for
+    floating dtypes, this tensor's poison for integers (None: bool, whose band holds True)."""
     if band.is_complex():
         band = band.view(band.real.dtype)
-    if band.dtype not in SIGNALLING:
+    if band.dtype == torch.bool:
         return None
+    if band.dtype not in SIGNALLING:
+        return band, integer_poison(band.dtype, key)
     int_dtype, exponent, mask = SIGNALLING[band.dtype]
     return band.view(int_dtype), exponent | (1 + (key >> 6) % mask)
 

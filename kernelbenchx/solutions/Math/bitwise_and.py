@@ -44,11 +44,11 @@ def bitwise_and(input: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
     if input.dtype == torch.bool:
         x, y, o = input.view(torch.uint8), other.view(torch.uint8), out.view(torch.uint8)
     grid = (triton.cdiv(n, BLOCK),)
+    if len(shape) > MAX_DIMS:  # rare: materialize the broadcast and AND the flat copies
+        x, y = x.expand(shape).contiguous(), y.expand(shape).contiguous()
     if x.shape == shape and y.shape == shape and x.is_contiguous() and y.is_contiguous():
         _and_flat_kernel[grid](x, y, o, n, BLOCK=BLOCK, num_warps=4)
         return out
-    if len(shape) > MAX_DIMS:
-        raise ValueError(f"bitwise_and supports at most {MAX_DIMS} dims")
     dims = (1,) * (MAX_DIMS - len(shape)) + tuple(shape)
     _and_strided_kernel[grid](x, y, o, n, dims[1], dims[2], dims[3], *_padded_strides(x, shape),
                               *_padded_strides(y, shape), BLOCK=BLOCK, num_warps=4)

@@ -30,6 +30,8 @@ def fixed_cases(gen):
     yield "int16", Call(randint((7, 9), gen, -(1 << 15), 1 << 15, dtype=torch.int16),
                         randint((7, 9), gen, -(1 << 15), 1 << 15, dtype=torch.int16))
     yield "broadcast", Call(ints((7, 1), gen), ints((1, 9), gen))
+    yield "broadcast_4d", Call(ints((3, 1, 4, 5), gen), ints((2, 1, 5), gen))
+    yield "broadcast_5d", Call(ints((2, 1, 3, 1, 5), gen), ints((1, 4, 1, 6, 1), gen))
     yield "other_0d", Call(ints((5, 3), gen), torch.tensor(0x0F0F0F0F, dtype=torch.int32))
     yield "empty", Call(torch.zeros(0, 4, dtype=torch.int32), ints((4,), gen))
     yield "bool_matrix", Call(randbool((33, 65), gen), randbool((33, 65), gen))
