@@ -33,3 +33,15 @@ def test_scores_file_cells_appear_in_the_markdown_table(tmp_path, monkeypatch):
     assert mutate.load_scores() == {"Activation/relu": "3/4 (+1 equivalent)"}
     table = markdown_table([get_task("Activation/relu")], mutate.load_scores())
     assert "| `Activation/relu` | 3/4 (+1 equivalent) |" in table
+
+
+def test_rescore_counts_a_survivor_triaged_after_the_run_as_equivalent(monkeypatch):
+    rows = [{"mutant": "drop_mask#0@12", "line": 12, "killed_by": None, "equivalent": None},
+            {"mutant": "shift_bound#1@20", "line": 20, "killed_by": "fixed/example: wrong", "equivalent": None},
+            {"mutant": "shift_bound#2@13", "line": 13, "killed_by": None, "equivalent": None}]
+    report = {"Activation/relu": {"mutants": 3, "counted": 3, "killed": 1, "rows": rows}}
+    monkeypatch.setattr(mutate, "equivalent", lambda: {"Activation/relu drop_mask#0": "reads past the end only"})
+    again = mutate.rescore(report)["Activation/relu"]
+    assert (again["counted"], again["killed"]) == (2, 1)
+    assert again["rows"][0]["equivalent"] == "reads past the end only" and again["rows"][2]["equivalent"] is None
+    assert mutate.summary_cells({"Activation/relu": again}) == {"Activation/relu": "1/2 (+1 equivalent)"}

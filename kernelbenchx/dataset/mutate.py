@@ -278,6 +278,19 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
     return report
 
 
+def rescore(report: dict[str, dict]) -> dict[str, dict]:
+    """A saved report (--json) re-counted against the current equivalents: survivors triaged after the run
+    need no second run. Valid only while the tasks' solutions are those the report mutated."""
+    known = equivalent()
+    out = {}
+    for task_id, r in report.items():
+        rows = [{**row, "equivalent": known.get(f"{task_id} {row['mutant'].split('@')[0]}")} for row in r["rows"]]
+        counted = [row for row in rows if not row["equivalent"]]
+        out[task_id] = {"mutants": len(rows), "counted": len(counted), "rows": rows,
+                        "killed": sum(row["killed_by"] is not None for row in counted)}
+    return out
+
+
 def summary_cells(report: dict[str, dict]) -> dict[str, str]:
     """task id → "killed/counted (+n equivalent)", the docs/tasks.md column."""
     return {tid: f"{r['killed']}/{r['counted']}" + (f" (+{r['mutants'] - r['counted']} equivalent)"
@@ -311,6 +324,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=1, help="mutants run at once (each in its own process)")
     parser.add_argument("--json", help="write the per-mutant report here")
     parser.add_argument("--write", action="store_true", help=f"merge the per-task scores into {SCORES.name}")
+    parser.add_argument("--rescore", metavar="JSON", help="re-count a saved --json report with the current "
+                                                          "equivalents instead of running mutants")
     opts = parser.parse_args(argv)
     try:
         for task_id in opts.tasks:
@@ -320,7 +335,7 @@ def main(argv: list[str]) -> int:
     ids = opts.tasks or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
     if opts.sample is not None:
         ids = sorted(random.Random(opts.sample).sample(ids, min(opts.sample, len(ids))))
-    report = score(ids, workers=opts.workers)
+    report = rescore(json.loads(Path(opts.rescore).read_text())) if opts.rescore else score(ids, workers=opts.workers)
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
     print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks")

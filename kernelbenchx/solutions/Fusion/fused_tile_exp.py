@@ -1,3 +1,5 @@
+from itertools import product
+
 import torch
 import triton
 import triton.language as tl
@@ -26,6 +28,21 @@ def tile_exp_kernel(x_ptr, y_ptr, n_col_blocks, in_last, out_last, reps_last,
         tl.store(y_row + k * in_last + cols, v, mask=mask)
 
 
+def launch(x, y):
+    """y (contiguous, up to 4-D) = exp(tile of x): x has y's rank, each of y's sizes a multiple of x's."""
+    pad = 4 - x.dim()
+    in4 = (1,) * pad + tuple(x.shape)
+    out4 = (1,) * pad + tuple(y.shape)
+    strides = (0,) * pad + tuple(x.stride())
+    in_last, out_last = in4[3], out4[3]
+    BLOCK = min(2048, triton.next_power_of_2(in_last))
+    n_col_blocks = triton.cdiv(in_last, BLOCK)
+    rows = out4[0] * out4[1] * out4[2]
+    tile_exp_kernel[(rows * n_col_blocks,)](x, y, n_col_blocks, in_last, out_last, out_last // in_last,
+                                            out4[1], out4[2], in4[0], in4[1], in4[2], *strides,
+                                            BLOCK=BLOCK, num_warps=4 if BLOCK <= 512 else 8)
+
+
 def fused_tile_exp(input, dims):
     dims = tuple(int(d) for d in dims)
     nd = max(input.dim(), len(dims))
@@ -35,18 +52,10 @@ def fused_tile_exp(input, dims):
     y = torch.empty(out_shape, dtype=input.dtype, device=input.device)
     if y.numel() == 0:
         return y
-    if nd > 4:
-        raise NotImplementedError("up to 4 dimensions")
     x = input.reshape(in_shape)  # a view: only leading 1-dims are added
-    pad = 4 - nd
-    in4 = (1,) * pad + in_shape
-    out4 = (1,) * pad + out_shape
-    strides = (0,) * pad + tuple(x.stride())
-    in_last, out_last = in4[3], out4[3]
-    BLOCK = min(2048, triton.next_power_of_2(in_last))
-    n_col_blocks = triton.cdiv(in_last, BLOCK)
-    rows = out4[0] * out4[1] * out4[2]
-    tile_exp_kernel[(rows * n_col_blocks,)](x, y, n_col_blocks, in_last, out_last, out_last // in_last,
-                                            out4[1], out4[2], in4[0], in4[1], in4[2], *strides,
-                                            BLOCK=BLOCK, num_warps=4 if BLOCK <= 512 else 8)
+    # rank > 4 (rare): one launch per index of the leading output dimensions, on 4-D views
+    lead = out_shape[:-4]
+    for idx in product(*(range(n) for n in lead)):
+        src = tuple(i % s for i, s in zip(idx, in_shape))
+        launch(x[src], y[idx])
     return y

@@ -21,6 +21,9 @@ def fixed_cases(gen):
     yield "specials", Call(torch.tensor([float("-inf"), -200.0, -88.0, 0.0, 80.0, 88.7, 89.0, 200.0,
                                          float("inf"), float("nan")]), (1, 2))
     yield "ramp", Call(torch.linspace(-20.0, 20.0, 401).reshape(1, 401), (3, 2))
+    yield "rank4", Call(sample((2, 3, 1, 5), gen), (2, 1, 3, 2))
+    yield "rank5_transposed", Call(sample((3, 2, 4, 1, 5), gen).transpose(1, 2), (2, 1, 1, 3, 2))
+    yield "rank6_from_fewer_dims", Call(sample((2, 3, 4), gen), (2, 1, 2, 1, 1, 2))
 
 
 def random_cases(gen, mode):

@@ -30,6 +30,9 @@ def fixed_cases(gen):
     yield "mid_training", Call(*state((129, 65), gen), 1e-3, 0.9, 1e-6)
     yield "weight_decay", Call(*state((1000,), gen), lr=0.05, weight_decay=0.1)
     yield "large_eps", Call(*state((4, 5, 6), gen), 0.01, 0.99, 1.0, 0.01)
+    # gradients of 1e-9 on the first step: √v ≈ 1e-10 ≪ the default eps, so the step is about lr·g/eps and
+    # tells where eps goes (outside the square root) and its value
+    yield "tiny_grads_default_eps", Call(sample((31,), gen), sample((31,), gen) * 1e-9, torch.zeros(31), 1.0)
 
 
 def random_cases(gen, mode):
