@@ -45,7 +45,8 @@ def _digamma_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     psi = tl.log(zz) - 0.5 * rz - series - head
     psi = tl.where(neg, psi - refl, psi)
 
-    psi = tl.where(neg & (r == 0.0), float("nan"), psi)  # negative integers and −inf
+    # negative integers and −inf (x + 0.5 rounds for odd |x| ≥ 2^23, so r is no pole test there)
+    psi = tl.where(neg & (x == tl.floor(x)), float("nan"), psi)
     psi = tl.where(x == 0.0, tl.where((x.to(tl.int32, bitcast=True) < 0), float("inf"), -float("inf")), psi)
     tl.store(y_ptr + offs, psi, mask=mask)
 

@@ -24,6 +24,8 @@ def fixed_cases(gen):
     yield "empty", Call(torch.zeros(0))
     yield "unit_dims", Call(sample((1, 129, 1), gen).abs() * 3 + 0.01)
     yield "poles", Call(torch.tensor([0.0, -0.0, -1.0, -2.0, -10.0, -1e30, -inf, inf, nan]))
+    # odd integers past 2^23, where x + 0.5 is not representable
+    yield "poles_past_2^23", Call(torch.tensor([-8388609.0, -8460577.0, -12345679.0, -16777215.0, -16777216.0]))
     yield "positive", Call(torch.linspace(0.01, 30.0, 3000))
     yield "negative", Call(torch.arange(-9.95, 0.0, 0.1, dtype=torch.float64).float())
     yield "near_poles", Call(torch.tensor([1e-30, 1e-6, -1e-6, -0.999, -1.001, -4.9999, -5.0001]))
