@@ -3,6 +3,9 @@ scores file feeds docs/tasks.md. (The scores themselves are a maintainers' run, 
 
 import ast
 
+import pytest
+import torch
+
 from kernelbenchx.dataset import mutate
 from kernelbenchx.dataset.catalog import markdown_table
 from kernelbenchx.dataset.registry import get_task
@@ -45,3 +48,10 @@ def test_rescore_counts_a_survivor_triaged_after_the_run_as_equivalent(monkeypat
     assert (again["counted"], again["killed"]) == (2, 1)
     assert again["rows"][0]["equivalent"] == "reads past the end only" and again["rows"][2]["equivalent"] is None
     assert mutate.summary_cells({"Activation/relu": again}) == {"Activation/relu": "1/2 (+1 equivalent)"}
+
+
+def test_sweep_inputs_cover_the_float32_range_finely_and_both_zeros():
+    x = mutate.sweep_inputs()
+    assert x.dtype == torch.float32 and x.numel() == 840_006
+    assert float(x.max()) == pytest.approx(1e38, rel=1e-6) and float(x.abs().min()) == 0.0
+    assert bool((x == 0).sum() >= 2) and bool(torch.signbit(x[x == 0]).any())

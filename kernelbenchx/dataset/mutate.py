@@ -9,7 +9,9 @@ solutions/mutants-equivalent.json and do not count against the score.
 
     python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--workers N] [--json OUT] [--write]
 
-`--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows. The full
+`--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows;
+`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `TASK --sweep OPERATOR#SITE` judges
+one mutant of a one-input float32 task on 840,006 inputs (the evidence for "within tolerance"). The full
 set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
 `python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
 
@@ -30,7 +32,10 @@ import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
+
+if TYPE_CHECKING:
+    import torch
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 EQUIVALENT = SOLUTIONS / "mutants-equivalent.json"
@@ -245,6 +250,38 @@ def run_mutant(mutant: Mutant) -> str | None:
     return answer
 
 
+def sweep_inputs() -> torch.Tensor:
+    """840,006 float32 values: ±1e-38…1e38 log-spaced, [-200, 200] by 1e-3, [-2, 2] by 1e-5, and ±0."""
+    import torch
+
+    mags = torch.logspace(-38, 38, 20001, dtype=torch.float64)
+    return torch.cat([mags, -mags, torch.linspace(-200, 200, 400001, dtype=torch.float64),
+                      torch.linspace(-2, 2, 400001, dtype=torch.float64), torch.tensor([0.0, -0.0])]).float()
+
+
+def sweep(task_id: str, name: str) -> str:
+    """For a one-input float32 task: the kept solution and mutant `name` ("operator#site") judged against the
+    reference on sweep_inputs(), and their largest difference: the evidence for a within-tolerance claim."""
+    os.environ["TRITON_INTERPRET"] = "1"
+    from kernelbenchx.dataset.registry import get_task
+    from kernelbenchx.dataset.task import Call
+
+    task = get_task(task_id)
+    call = Call(sweep_inputs())
+    mutant = next(m for m in mutants(task_id, task.entry) if f"{m.operator}#{m.site}" == name)
+    outs = []
+    for source in ((SOLUTIONS / f"{task_id}.py").read_text(), mutant.source):
+        namespace: dict = {"__name__": "sweep"}
+        exec(compile(source, f"<sweep {task_id}>", "exec"), namespace)  # noqa: S102  (our own solution, mutated)
+        outs.append(call.invoke(namespace[task.entry]))
+    expected = task.reference(*call.args)
+    verdicts = [task.judge(call, out, expected) or "ok" for out in outs]
+    diff = (outs[1].double() - outs[0].double()).abs().nan_to_num(0.0)
+    at = int(diff.argmax())
+    return (f"{task_id} {name}: kept solution {verdicts[0][:100]}; mutant {verdicts[1][:100]}; largest change "
+            f"{float(diff[at]):.3g} at x = {float(call.args[0][at]):.9g}")
+
+
 def equivalent() -> dict[str, str]:
     """Survivors documented as equivalent or out of contract: "task_id operator#site" → reason."""
     return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
@@ -324,6 +361,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=1, help="mutants run at once (each in its own process)")
     parser.add_argument("--json", help="write the per-mutant report here")
     parser.add_argument("--write", action="store_true", help=f"merge the per-task scores into {SCORES.name}")
+    parser.add_argument("--sweep", metavar="OPERATOR#SITE", help="judge one mutant of a one-input float32 task "
+                                                                  "on a dense input sweep (evidence for triage)")
     parser.add_argument("--rescore", metavar="JSON", help="re-count a saved --json report with the current "
                                                           "equivalents instead of running mutants")
     opts = parser.parse_args(argv)
@@ -332,6 +371,10 @@ def main(argv: list[str]) -> int:
             get_task(task_id)
     except KbxError as exc:
         parser.error(str(exc))
+    if opts.sweep:
+        for task_id in opts.tasks:
+            print(sweep(task_id, opts.sweep))
+        return 0
     ids = opts.tasks or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
     if opts.sample is not None:
         ids = sorted(random.Random(opts.sample).sample(ids, min(opts.sample, len(ids))))
