@@ -4,7 +4,7 @@
 # Results and logs land under $OUT in six files (the device returns at most eight): log.txt, run/ (results,
 # run, summary, manifest) and solutions.md.     (on the device)  OUT=out bash benchmarks/gpu_evidence.sh
 #   EVAL_S, VERIFY_S, ADV_S: time limits of the three parts (DRAIN_S: how long running candidates may finish after EVAL_S); SEED: the run's seed (repeatability runs);
-#   ONLY_EVAL=1 stops after the eval; WORKERS (default 15); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
+#   ONLY_EVAL=1 stops after the eval; WORKERS (default 15); PERF_TIMEOUT (default 90 s, as kbx eval); SUBMISSION: a JSONL to evaluate instead of the solutions of this tree;
 #   RESUME=--resume continues the run already in $OUT/run (copy it there first, with its SUBMISSION).
 set -uo pipefail
 . benchmarks/device_env.sh
@@ -27,7 +27,7 @@ start=$(date +%s)
 # At EVAL_S the run is drained (SIGUSR2: nothing new starts, running candidates finish and are saved); after
 # DRAIN_S more it is stopped (SIGTERM), losing only the candidates still running then.
 python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --task-set all ${RESUME:---overwrite} \
-  --perf-timeout 60 --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > /tmp/eval.txt 2> /tmp/eval.err &
+  --perf-timeout "${PERF_TIMEOUT:-90}" --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > /tmp/eval.txt 2> /tmp/eval.err &
 pid=$!
 ( sleep "${EVAL_S:-380}"; kill -USR2 $pid 2>/dev/null; sleep "${DRAIN_S:-90}"; kill -TERM $pid 2>/dev/null ) &
 guard=$!
