@@ -39,8 +39,11 @@ def random_cases(gen, mode):
 def perf_cases(gen):
     f32 = torch.float32
     yield "n256_sqrt", Call(inv.diagonalizable(256, gen, dtype=f32, low=0.5, high=2.0), 0.5)
+    # not n = 1664 (upstream's largest eigh row): the general eigendecomposition this task specifies costs several
+    # times eigh, and with it a faithful Triton solution (Francis QR on one SM per matrix) did not finish the
+    # perf stage (90 s, baseline and re-check included) on an H200
+    yield "n512_1.5", Call(inv.diagonalizable(512, gen, dtype=f32, low=0.5, high=2.0), 1.5)
     yield "n1024_square", Call(inv.diagonalizable(1024, gen, dtype=f32), 2)
-    yield "n1664_1.5", Call(inv.diagonalizable(1664, gen, dtype=f32, low=0.5, high=2.0), 1.5)
 
 
 def flops(call, out):
@@ -94,8 +97,10 @@ TASK = Task(
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5",
                   "|X − X_ref| ≤ 16·tol·(RMS|X_ref| + |X_ref|) by complex magnitude, tol = 64·√n·ε",
                   "an error bound that scales with the dtype and n, as the eigendecomposition's does"),
-        Deviation(Kind.PERF, "float32, n = 256 … 1664 (12 rows), timing eigh", "float32, n = 256, 1024, "
-                  "1664, timing the general eigendecomposition the task now specifies",
-                  "a subset of upstream's rows spanning its range"),
+        Deviation(Kind.PERF, "float32, n = 256 … 1664 (12 rows), timing eigh", "float32, n = 256, 512, 1024, "
+                  "timing the general eigendecomposition the task now specifies",
+                  "a subset of upstream's rows up to n = 1024 (as LinearAlgebra/eig): the general "
+                  "eigendecomposition costs several times eigh, and n = 1664 did not fit a faithful Triton "
+                  "solution's perf stage (90 s) on an H200"),
     ),
 )
