@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernelbenchx.errors import UsageError
+from kernelbenchx.evaluator.measure.environment import interpreter_problem
 from kernelbenchx.validate import validate_file
 
 VERIFIED, FAILED, NOT_RUNNABLE = 0, 1, 3
@@ -167,6 +168,8 @@ def rejudge_cpu(run_dir: Path, submission: Path | None, report: Report, sample: 
                 ) -> str | None:
     if submission is None:
         return "not runnable: L3 needs the submission (--submission)"
+    if problem := interpreter_problem():
+        return f"not runnable: {problem}"
     claimed = replay(run_dir, submission, "cpu", sample, nonce, perf=False)
     if claimed is None:
         return None

@@ -161,3 +161,18 @@ def test_a_consistent_forgery_still_fails_the_rejudge(genuine, tmp_path):
     assert verify(copy, sub, level=2).status == VERIFIED  # consistent all the way to L2
     report = verify(copy, sub, level=3)
     assert report.status == FAILED and {c for c, _ in report.problems} == {"verdict_mismatch"}
+
+
+def test_an_interpreter_broken_by_numpy_2_4_makes_the_rejudge_not_runnable_not_a_false_failure(genuine, monkeypatch):
+    # On the lent GPU host (numpy 2.4) L3 re-judged two correct solutions as runtime errors: their kernels loop
+    # to a runtime bound, which that numpy breaks in the Triton interpreter.
+    import numpy
+
+    from kernelbenchx.errors import DeviceError
+
+    monkeypatch.setattr(numpy, "__version__", "2.4.1")
+    root, sub = genuine
+    report = verify(root / "run", sub, level=3)
+    assert report.status == NOT_RUNNABLE and "numpy 2.4.1" in report.levels[3] and report.problems == []
+    with pytest.raises(DeviceError, match="numpy 2.4.1"):
+        RunConfig(out_dir=root / "again", device="cpu").resolved_device()

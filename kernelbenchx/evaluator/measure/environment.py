@@ -16,6 +16,16 @@ from kernelbenchx import __version__
 from kernelbenchx.dataset.provenance import kbx_commit, task_set_hash  # noqa: F401  (re-exported)
 
 
+def interpreter_problem() -> str | None:
+    """Why the Triton CPU interpreter cannot judge here (None: it can). numpy 2.4 broke the interpreter's
+    runtime-bounded `for` loops (triton 3.6): every kernel with one would end as a runtime error."""
+    major, minor = (int(part) for part in numpy.__version__.split(".")[:2])
+    if (major, minor) >= (2, 4):
+        return (f"numpy {numpy.__version__} breaks runtime-bounded loops in the Triton interpreter; "
+                "the CPU path needs numpy < 2.4 (as kbx's requirements pin)")
+    return None
+
+
 @lru_cache(maxsize=None)
 def fingerprint(device: str) -> dict:
     import triton

@@ -15,6 +15,7 @@ from kernelbenchx.errors import DeviceError, IsolationError, UsageError
 from kernelbenchx.evaluator import isolation, process
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
+from kernelbenchx.evaluator.measure.environment import interpreter_problem
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process
@@ -53,6 +54,8 @@ class RunConfig:
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         if device != "cpu" and not (device == "cuda" or device.startswith("cuda:")):
             raise DeviceError(f"unknown device {device!r}", hint="use cpu or cuda (or cuda:N)")
+        if device == "cpu" and (problem := interpreter_problem()):
+            raise DeviceError(problem, hint="install numpy<2.4, or evaluate on a GPU")
         if device.startswith("cuda") and not torch.cuda.is_available():
             raise DeviceError(f"--device {device}, but no CUDA device is visible here",
                               hint="run with --device cpu (the Triton interpreter, no timing) or on a GPU machine")
