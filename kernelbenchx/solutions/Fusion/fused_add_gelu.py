@@ -46,12 +46,14 @@ def _strides4(t: torch.Tensor, shape: torch.Size) -> list[int]:
 def fused_add_gelu(input: torch.Tensor, other, alpha=1, approximate: str = "none") -> torch.Tensor:
     y_tensor = isinstance(other, torch.Tensor)
     shape = torch.broadcast_shapes(input.shape, other.shape) if y_tensor else input.shape
-    if len(shape) > 4:
-        raise NotImplementedError("at most 4 dims")
     out = torch.empty(shape, dtype=torch.float32, device=input.device)
     n = out.numel()
     if n == 0:
         return out
+    if len(shape) > 4:  # rare: materialize the broadcast, then the flat path over 1-D copies
+        input = input.expand(shape).contiguous().view(n)
+        other = other.expand(shape).contiguous().view(n) if y_tensor else other
+        shape = input.shape
     sizes = [1] * (4 - len(shape)) + list(shape)
     xs = _strides4(input, shape)
     ys = _strides4(other, shape) if y_tensor else [0, 0, 0, 0]

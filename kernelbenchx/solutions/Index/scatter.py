@@ -1,3 +1,5 @@
+import itertools
+
 import torch
 import triton
 import triton.language as tl
@@ -52,20 +54,9 @@ def _pad(shape, strides):
     return [1] * pad + list(shape), [0] * pad + list(strides)
 
 
-def scatter(input, dim, index, src):
-    if input.dim() > 4:
-        raise NotImplementedError("rank > 4")
-    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
-    n = input.numel()
-    BLOCK = 1024
-    if n:
-        dims, xs = _pad(input.shape, input.stride())
-        _copy_kernel[(triton.cdiv(n, BLOCK),)](input, out, n, dims[1], dims[2], dims[3], *xs, BLOCK=BLOCK)
-    m = index.numel()
-    if m == 0 or n == 0:
-        return out
-    rank = max(input.dim(), 1)
-    dim = dim % rank
+def _launch_scatter(out, dim, index, src, BLOCK):
+    """One launch over `index` (rank ≤ 4, `dim` non-negative) into the view `out` of the same rank."""
+    rank = max(out.dim(), 1)
     idims, istr = _pad(index.shape, index.stride())
     _, ostr = _pad(out.shape, out.stride())
     scalar = not isinstance(src, torch.Tensor)
@@ -74,6 +65,35 @@ def scatter(input, dim, index, src):
     else:
         _, sstr = _pad(src.shape, src.stride())
         src_arg, value = src, 0.0
-    _scatter_kernel[(triton.cdiv(m, BLOCK),)](index, src_arg, out, value, m, idims[1], idims[2], idims[3], *istr,
-                                              *sstr, *ostr, DIM=dim + 4 - rank, SCALAR=scalar, BLOCK=BLOCK)
+    _scatter_kernel[(triton.cdiv(index.numel(), BLOCK),)](index, src_arg, out, value, index.numel(), idims[1],
+                                                          idims[2], idims[3], *istr, *sstr, *ostr,
+                                                          DIM=dim + 4 - rank, SCALAR=scalar, BLOCK=BLOCK)
+
+
+def scatter(input, dim, index, src):
+    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    n = input.numel()
+    BLOCK = 1024
+    if n:
+        if input.dim() > 4:  # rank > 4: copy from a contiguous copy, flat
+            x, dims, xs = input.contiguous(), [1, 1, 1, n], [0, 0, 0, 1]
+        else:
+            x, (dims, xs) = input, _pad(input.shape, input.stride())
+        _copy_kernel[(triton.cdiv(n, BLOCK),)](x, out, n, dims[1], dims[2], dims[3], *xs, BLOCK=BLOCK)
+    m = index.numel()
+    if m == 0 or n == 0:
+        return out
+    rank = max(input.dim(), 1)
+    dim = dim % rank
+    if rank <= 4:
+        _launch_scatter(out, dim, index, src, BLOCK)
+        return out
+    # rank > 4: one launch per index position over the leading rank − 4 dimensions other than `dim`, on views
+    loop = [d for d in range(rank) if d != dim][:rank - 4]
+    order = loop + [d for d in range(rank) if d not in loop]
+    scalar = not isinstance(src, torch.Tensor)
+    o_p, i_p = out.permute(order), index.permute(order)
+    s_p = src if scalar else src.permute(order)
+    for pos in itertools.product(*(range(index.shape[d]) for d in loop)):
+        _launch_scatter(o_p[pos], order.index(dim) - len(loop), i_p[pos], src if scalar else s_p[pos], BLOCK)
     return out

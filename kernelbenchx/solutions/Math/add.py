@@ -63,8 +63,12 @@ def add(input: torch.Tensor, other, *, alpha=1) -> torch.Tensor:
         _add_flat_kernel[(triton.cdiv(n, BLOCK),)](input, y_arg, out, n, alpha, scalar, Y_SCALAR=y_scalar,
                                                    BLOCK=BLOCK, num_warps=4)
         return out
-    if len(shape) > MAX_DIMS:
-        raise ValueError(f"add supports at most {MAX_DIMS} dims")
+    if len(shape) > MAX_DIMS:  # rare: materialize the broadcast and run flat
+        x = input.expand(shape).contiguous()
+        y = y_arg if y_scalar else other.expand(shape).contiguous()
+        _add_flat_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, alpha, scalar, Y_SCALAR=y_scalar, BLOCK=BLOCK,
+                                                   num_warps=4)
+        return out
     dims = (1,) * (MAX_DIMS - len(shape)) + tuple(shape)
     ys = (0,) * MAX_DIMS if y_scalar else _padded_strides(other, shape)
     block = max(16, min(BLOCK, triton.next_power_of_2(dims[3])))

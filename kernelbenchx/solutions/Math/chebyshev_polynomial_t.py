@@ -96,8 +96,11 @@ def chebyshev_polynomial_t(input: torch.Tensor, n) -> torch.Tensor:
             not n_tensor or (n.shape == shape and n.is_contiguous())):
         _cheb_flat_kernel[grid](input, n_arg, out, numel, deg, N_TENSOR=n_tensor, BLOCK=BLOCK, num_warps=4)
         return out
-    if len(shape) > MAX_DIMS:
-        raise ValueError(f"chebyshev_polynomial_t supports at most {MAX_DIMS} dims")
+    if len(shape) > MAX_DIMS:  # rare: materialize the broadcast and run flat
+        x = input.expand(shape).contiguous()
+        n_arg = n.expand(shape).contiguous() if n_tensor else x
+        _cheb_flat_kernel[grid](x, n_arg, out, numel, deg, N_TENSOR=n_tensor, BLOCK=BLOCK, num_warps=4)
+        return out
     dims = (1,) * (MAX_DIMS - len(shape)) + tuple(shape)
     ns = _padded_strides(n, shape) if n_tensor else (0,) * MAX_DIMS
     _cheb_strided_kernel[grid](input, n_arg, out, numel, deg, dims[1], dims[2], dims[3],

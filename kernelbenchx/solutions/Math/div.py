@@ -79,8 +79,11 @@ def div(input: torch.Tensor, other, *, rounding_mode=None) -> torch.Tensor:
             y_scalar or (other.shape == shape and other.is_contiguous())):
         _div_flat_kernel[grid](input, y_arg, out, n, scalar, Y_SCALAR=y_scalar, MODE=mode, BLOCK=BLOCK, num_warps=4)
         return out
-    if len(shape) > MAX_DIMS:
-        raise ValueError(f"div supports at most {MAX_DIMS} dims")
+    if len(shape) > MAX_DIMS:  # rare: materialize the broadcast and run flat
+        x = input.expand(shape).contiguous()
+        y = y_arg if y_scalar else other.expand(shape).contiguous()
+        _div_flat_kernel[grid](x, y, out, n, scalar, Y_SCALAR=y_scalar, MODE=mode, BLOCK=BLOCK, num_warps=4)
+        return out
     dims = (1,) * (MAX_DIMS - len(shape)) + tuple(shape)
     ys = (0,) * MAX_DIMS if y_scalar else _padded_strides(other, shape)
     _div_strided_kernel[grid](input, y_arg, out, n, scalar, dims[1], dims[2], dims[3],

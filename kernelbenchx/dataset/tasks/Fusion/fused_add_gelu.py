@@ -24,6 +24,10 @@ def fixed_cases(gen):
                                               float("nan")]), 0.0, approximate="tanh")
     yield "empty", Call(torch.zeros(0, 5), torch.zeros(5))
     yield "size1_dims", Call(sample((1, 9, 1), gen), sample((1, 1, 4), gen), alpha=3)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen), alpha=-2)
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen),
+                               alpha=0.5, approximate="tanh")
 
 
 def random_cases(gen, mode):

@@ -33,6 +33,10 @@ def fixed_cases(gen):
     yield "tensor_other", Call(inp, mask, sample((selected_count(inp, mask),), gen), alpha=-1.5)
     yield "specials", Call(torch.tensor([float("inf"), float("-inf"), float("nan"), 1e4, -1e4, 0.0]),
                            torch.tensor([True, True, True, True, True, False]), 0.0)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), randbool((2, 1, 5), gen), 0.5, alpha=-2)
+    # rank 5, input and mask both broadcast; input a transposed (non-contiguous) view; tensor `other`
+    inp, mask = sample((2, 6, 3, 1, 5), gen).transpose(1, 3), randbool((1, 4, 1, 6, 1), gen)
+    yield "broadcast_5d", Call(inp, mask, sample((selected_count(inp, mask),), gen), approximate="tanh")
 
 
 def random_cases(gen, mode):
@@ -77,7 +81,8 @@ TASK = Task(
     choices={"approximate": ("none", "tanh")},
     deviations=(
         Deviation(Kind.COVERAGE, "same-shape masks and scalar `other` only, 4096-element random cases (tanh)",
-                  "adds masks broadcast against the input, tensor `other` (0-d or of the selection's length), "
+                  "adds masks broadcast against the input (rank 4 and 5 broadcasts included), tensor `other` "
+                  "(0-d or of the selection's length), "
                   "empty selections, ±inf and NaN, both GELU forms, up to 65 537 elements",
                   "broadcasting and tensor operands are part of torch.masked_select and torch.add"),
         Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements, half the mask True, other = 0.5",

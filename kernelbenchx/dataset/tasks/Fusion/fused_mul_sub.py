@@ -19,6 +19,11 @@ def fixed_cases(gen):
     yield "float_scalars", Call(sample((1001,), gen), -0.75, 3.5, alpha=-1.5)
     yield "broadcast_rows", Call(sample((31, 64), gen), sample((64,), gen), sample((31, 1), gen), alpha=0.5)
     yield "tensor_mul_scalar_sub", Call(sample((5, 7, 9), gen), sample((5, 7, 9), gen), 0.25, alpha=4)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen), sample((3, 2, 1, 1), gen),
+                               alpha=-2)
+    # rank 5, all three operands broadcast (other_sub of rank 4); input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen),
+                               sample((4, 1, 1, 5), gen), alpha=0.5)
     yield "specials", Call(torch.tensor([float("inf"), float("-inf"), float("nan"), 1e30, 0.0, 1.0]),
                            torch.tensor([2.0, 0.0, 1.0, 1e10, float("inf"), 1.0]),
                            torch.tensor([1.0, 1.0, 1.0, 0.0, 0.0, float("inf")]))
@@ -60,8 +65,8 @@ TASK = Task(
     flops=elementwise_flops(3),
     deviations=(
         Deviation(Kind.COVERAGE, "one case passes Python numbers for all three operands",
-                  "input is always a tensor (other_mul and other_sub may be numbers); adds broadcasting, "
-                  "IEEE special values and non-default alpha values",
+                  "input is always a tensor (other_mul and other_sub may be numbers); adds broadcasting (rank 4 "
+                  "and 5 broadcasts included), IEEE special values and non-default alpha values",
                   "a Triton kernel works on tensors; an all-number call has nothing to launch a kernel on"),
         Deviation(Kind.PERF, "16 sizes, 1-D 2^12 … 2^27 elements, alpha = 1",
                   "1-D 2^16, 2^24 and 2^27 elements, alpha = 2",

@@ -20,6 +20,10 @@ def fixed_cases(gen):
                             approximate="tanh")
     yield "extremes", Call(torch.tensor([-1e4, -30.0, -5.0, -1e-8, 0.0, 1e-8, 5.0, 30.0, 1e4]), 0.0)
     yield "broadcast", Call(sample((31, 65), gen), sample((65,), gen), alpha=-1.5)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen), alpha=-2)
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen),
+                               alpha=0.5, approximate="tanh")
     yield "specials", Call(torch.tensor([float("inf"), float("-inf"), float("nan"), 1.0]),
                            torch.tensor([1.0, 1.0, 0.0, float("inf")]))
 
@@ -67,7 +71,8 @@ TASK = Task(
                   "Upstream's description and catalogue name GELU; its own tanh path and torch both compute "
                   "the real function", in_prompt=True),
         Deviation(Kind.COVERAGE, "random cases: 4096-element vectors, tanh only, alpha = 0.5",
-                  "both GELU forms, broadcasting, scalar `other`, ±inf, NaN and large |s|, up to 65 537 elements",
+                  "both GELU forms, broadcasting (rank 4 and 5 broadcasts included), scalar `other`, ±inf, NaN "
+                  "and large |s|, up to 65 537 elements",
                   "the exact-erf path and broadcasting are part of the function"),
         Deviation(Kind.PERF, "14 sizes, 1-D 2^12 … 2^25 elements, alpha = 1, approximate='none'",
                   "1-D 2^16, 2^24 and 2^25 elements with 'none', and 2^25 with 'tanh' and alpha = 2",

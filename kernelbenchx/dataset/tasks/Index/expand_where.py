@@ -21,6 +21,11 @@ def fixed_cases(gen):
     yield "all_false", Call(sample((1, 33), gen), (8, 33), torch.zeros(1, dtype=torch.bool), sample((8, 33), gen))
     yield "nonfinite", Call(torch.tensor([[float("nan"), float("inf")]]), (3, 2), randbool((3, 2), gen),
                             torch.tensor([[-float("inf"), float("nan")]]))
+    yield "broadcast_4d", Call(sample((1, 4, 1), gen), (3, 2, -1, 5), randbool((3, 1, 4, 1), gen),
+                               sample((2, 1, 5), gen))
+    # rank 5: input, cond (of rank 5) and other all broadcast or expanded; other a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((1, 3, 1, 5), gen), (2, 4, -1, 6, 5), randbool((2, 1, 3, 1, 1), gen),
+                               sample((2, 6, 3, 4, 5), gen).transpose(1, 3))
 
 
 def random_cases(gen, mode):

@@ -24,6 +24,9 @@ def fixed_cases(gen):
     yield "col_mask", Call(sample((4, 5, 7), gen), randbool((7,), gen))
     yield "input_broadcast", Call(sample((1, 9), gen), randbool((4, 9), gen))
     yield "int64", Call(torch.arange(-20, 20).reshape(5, 8), randbool((5, 8), gen))
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), randbool((2, 1, 5), gen))
+    # rank 5, input and mask both broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), randbool((1, 4, 1, 6, 1), gen))
     yield "nonfinite", Call(torch.tensor([float("nan"), 1.0, float("inf"), -2.0]),
                             torch.tensor([True, False, True, True]))
 

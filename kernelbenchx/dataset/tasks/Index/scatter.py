@@ -36,6 +36,12 @@ def fixed_cases(gen):
     yield "scalar_value", Call(sample((5, 8), gen), 1, unique_index((5, 8), (5, 3), 1, gen), -2.5)
     yield "empty_index", Call(sample((4, 4), gen), 0, torch.zeros(0, 4, dtype=torch.int64), sample((2, 4), gen))
     yield "vector", case((100,), 0, (37,), gen)
+    yield "rank4", case((3, 4, 5, 6), 2, (2, 3, 4, 5), gen, src_shape=(3, 3, 5, 6))
+    # rank 5: input a transposed (non-contiguous) view, index and src smaller than it along other dims
+    inp = sample((2, 6, 4, 5, 3), gen).transpose(1, 4)
+    yield "rank5_dim0", Call(inp, 0, unique_index(inp.shape, (2, 2, 4, 3, 6), 0, gen), sample((2, 3, 4, 4, 6), gen))
+    yield "rank5_scalar_negative_dim", Call(sample((2, 3, 2, 5, 4), gen), -2,
+                                            unique_index((2, 3, 2, 5, 4), (1, 3, 2, 3, 2), -2, gen), 1.5)
 
 
 def random_cases(gen, mode):

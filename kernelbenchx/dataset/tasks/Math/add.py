@@ -31,6 +31,10 @@ def fixed_cases(gen):
     # beyond 2^24 (a float32 round trip loses bits) and past INT32_MAX (two's-complement wrap-around)
     yield "int32_wide_wrap", Call(torch.tensor([(1 << 30) + 1, (1 << 31) - 1, -(1 << 31), 16777217, -5], dtype=INT32),
                                   torch.tensor([(1 << 30) + 3, 1, -1, 1, 7], dtype=INT32), alpha=2)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen), alpha=-2)
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen),
+                               alpha=0.5)
 
 
 def random_cases(gen, mode):
@@ -80,7 +84,8 @@ TASK = Task(
     deviations=(
         Deviation(Kind.COVERAGE, "float32 same-shape tensors and Python scalars, alpha 1 or 0.5",
                   "adds broadcasting of either operand, 0-d and empty tensors, negative and float alphas (one "
-                  "drawn per run), ±inf/NaN, and int32 operands (beyond 2^24 and wrapping past INT32_MAX)",
+                  "drawn per run), ±inf/NaN, int32 operands (beyond 2^24 and wrapping past INT32_MAX), and rank "
+                  "4 and 5 broadcasts",
                   "torch.add has the same semantics for all of them"),
         Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
                   "the output is returned as a new tensor; the values computed are the same"),

@@ -32,6 +32,10 @@ def fixed_cases(gen):
     yield "negative_int_degree", Call(sample((9,), gen), -2)
     yield "degree_0d_tensor", Call(sample((3, 11), gen), torch.tensor(9))
     yield "empty", Call(torch.zeros(0, 3), 4)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), randint((2, 1, 5), gen, 0, 17))
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3),
+                               randint((1, 4, 1, 6, 1), gen, 0, 17))
 
 
 def random_cases(gen, mode):
@@ -77,7 +81,7 @@ TASK = Task(
                   "the reference's own error reaches ~7e-6 at n = 24"),
         Deviation(Kind.COVERAGE, "x in [-1, 1] (clamped N(0, 1)) with n = 0, 1, 2, 3, 5 and 10 as Python ints",
                   "adds |x| > 1, ±inf and NaN, negative n, n as an int64 tensor broadcasting with x (the catalogue "
-                  "documents n as a tensor), degrees up to 24, empty tensors",
+                  "documents n as a tensor), degrees up to 24, empty tensors, rank 4 and 5 broadcasts",
                   "torch.special.chebyshev_polynomial_t defines every one of these; its per-branch rules "
                   "(n < 0, |x| = 1, n > 6 with |x| < 1, recurrence) are where kernels go wrong"),
         Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",

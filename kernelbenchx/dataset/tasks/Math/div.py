@@ -42,6 +42,10 @@ def fixed_cases(gen):
                                      torch.tensor([2.0, 2.0, inf, inf, -inf, 1.0]), rounding_mode="floor")
     yield "scalar_floor", Call(sample((33, 65), gen) * 10, -2.5, rounding_mode="floor")
     yield "scalar_trunc", Call(sample((33, 65), gen) * 10, 3, rounding_mode="trunc")
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), nonzero(sample((2, 1, 5), gen)))
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call((sample((2, 6, 3, 1, 5), gen) * 10).transpose(1, 3),
+                               nonzero(sample((1, 4, 1, 6, 1), gen)), rounding_mode="floor")
 
 
 def random_cases(gen, mode):
@@ -95,7 +99,8 @@ TASK = Task(
         Deviation(Kind.COVERAGE, "true division only: 0-d tensors, a Python scalar, a broadcast row, and 64×64 "
                   "random pairs (divisor + 1e-3)", "adds rounding_mode 'trunc' and 'floor' (in the signature, never "
                   "tested upstream), division by ±0, ±inf and NaN operands, inexact floor quotients (1 // 0.1 = 9), "
-                  "empty tensors; random inputs of 65 537, 129×257, 4×31×127 and 3×100 003 elements",
+                  "empty tensors, rank 4 and 5 broadcasts; random inputs of 65 537, 129×257, 4×31×127 and "
+                  "3×100 003 elements",
                   "torch.div defines all of them; floor division of the exact quotient is where kernels go wrong"),
         Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",
                   "the output is returned as a new tensor; the values computed are the same"),

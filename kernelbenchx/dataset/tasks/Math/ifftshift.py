@@ -21,6 +21,9 @@ def fixed_cases(gen):
     yield "size_one", Call(sample((1, 9, 1), gen))
     yield "inf_nan", Call(torch.tensor([float("nan"), 1.0, float("inf"), -2.0, float("-inf")]))
     yield "four_dims_middle", Call(sample((3, 4, 5, 6), gen), (1, -2))
+    # rank 5: a transposed (non-contiguous) input, odd and even sizes, some dims or all
+    yield "five_dims", Call(sample((2, 5, 3, 4, 7), gen).transpose(1, 3), (1, -2, 4))
+    yield "five_dims_all", Call(sample((3, 4, 5, 2, 3), gen).transpose(0, 2))
     yield "empty", Call(torch.empty(0, 5), 1)
 
 

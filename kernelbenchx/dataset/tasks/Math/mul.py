@@ -35,6 +35,9 @@ def fixed_cases(gen):
     yield "float16_scalar", Call(sample((100,), gen, dtype=torch.float16), 0.1)
     yield "scalar_0d", Call(torch.tensor(3.0), sample((5,), gen))
     yield "empty", Call(torch.empty(0, 3), sample((3,), gen))
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen))
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen))
 
 
 def random_cases(gen, mode):
@@ -80,7 +83,8 @@ TASK = Task(
     unit="fp16",  # the perf cases are float16
     deviations=(
         Deviation(Kind.COVERAGE, "float32 and complex tensors, Python scalars", "float32, complex64, float16 and "
-                  "int32 tensors (int32 products wrap), Python scalars, 0-d and empty tensors",
+                  "int32 tensors (int32 products wrap), Python scalars, 0-d and empty tensors, rank 4 and 5 "
+                  "broadcasts",
                   "the catalogue promises integer, float and complex inputs with type promotion; float16 is the "
                   "dtype upstream times, so it is checked before it is timed"),
         sweep_subset("float16 1-D inputs of 2^16, 2^24 and 2^27 elements",

@@ -31,6 +31,9 @@ def fixed_cases(gen):
     yield "negative_base_tensor", Call(torch.tensor([-2.0, -2.0, -2.0, -2.0, -8.0, -0.5, 0.0, 0.0]),
                                        torch.tensor([2.0, 3.0, -1.0, 0.5, 1.0 / 3.0, -3.0, -1.0, 0.0]))
     yield "broadcast", Call(positive((7, 1), gen), sample((1, 33), gen))
+    yield "broadcast_4d", Call(positive((3, 1, 4, 5), gen), sample((2, 1, 5), gen))
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(positive((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen))
     edges = torch.tensor([-0.0, 0.0, -inf, inf, nan, -2.0, 2.0, -8.0, 0.5, -0.5])
     for e in SCALAR_EXPONENTS:
         yield f"edges_exp{e:.3g}", Call(edges, e)

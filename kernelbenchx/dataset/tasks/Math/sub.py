@@ -24,6 +24,10 @@ def fixed_cases(gen):
                               randint((9,), gen, -1000, 1000, dtype=torch.int32), alpha=3)
     yield "scalar_0d", Call(torch.tensor(1.5), sample((4,), gen))
     yield "empty", Call(torch.empty(2, 0), 1.0)
+    yield "broadcast_4d", Call(sample((3, 1, 4, 5), gen), sample((2, 1, 5), gen), alpha=-2)
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(sample((2, 6, 3, 1, 5), gen).transpose(1, 3), sample((1, 4, 1, 6, 1), gen),
+                               alpha=0.5)
 
 
 def random_cases(gen, mode):

@@ -53,6 +53,9 @@ def fixed_cases(gen):
     yield "small_q", Call(torch.tensor([2.0, 3.0, 1.5, 2.0]), torch.tensor([1e-3, 0.01, 0.1, 0.9]))
     yield "large_q", Call(torch.tensor([2.0, 3.0, 1.5, 12.0]), torch.tensor([1e3, 50.0, 1e4, 7.0]))
     yield "broadcast", Call(exponents((5, 1), gen), shifts((1, 7), gen))
+    yield "broadcast_4d", Call(exponents((3, 1, 4, 5), gen), shifts((2, 1, 5), gen))
+    # rank 5, both operands broadcast; input a transposed (non-contiguous) view
+    yield "broadcast_5d", Call(exponents((2, 6, 3, 1, 5), gen).transpose(1, 3), shifts((1, 4, 1, 6, 1), gen))
 
 
 def random_cases(gen, mode):
@@ -108,7 +111,8 @@ TASK = Task(
                   "which 1e-5 does not leave room for on both sides"),
         Deviation(Kind.COVERAGE, "x = |N(0,1)| + 2, q = |N(0,1)| + 1 (and the catalogue's examples)",
                   "x from 1.001 (ζ ≈ 1/(x − 1)) to 60, q from 1e-3 to 1e4, a Python-float q, negative q with "
-                  "integral x, and the domain edges (x = 1, x < 1, q = 0, negative integers, NaN)",
+                  "integral x, the domain edges (x = 1, x < 1, q = 0, negative integers, NaN), and rank 4 and 5 "
+                  "broadcasts",
                   "near x = 1 and at small q a truncated series fails; the edges pin torch's (Cephes') rules"),
         sweep_subset("1-D inputs of 2^16, 2^24 and 2^27 elements, x = |N(0,1)| + 1.1, q = |N(0,1)| + 0.5",
                      upstream="16 1-D inputs of 2^12 … 2^27 elements, x = U[0,1) + 2, times summed",
