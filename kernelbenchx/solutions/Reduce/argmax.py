@@ -5,6 +5,7 @@ import triton
 import triton.language as tl
 
 BIG = tl.constexpr(2**62)  # "no index yet"; larger than any real index
+BIG32 = tl.constexpr(2**31 - 1)  # the same in int32, for the last-dim kernel (rows shorter than 2^31 - 1)
 
 
 @triton.jit
@@ -55,6 +56,62 @@ def _argmax_kernel(x_ptr, xi_ptr, v_ptr, i_ptr, R, inner, r_chunk, n_inner_block
     tl.store(i_ptr + out, out_idx, mask=col_mask)
 
 
+@triton.jit
+def _argmax_last_kernel(x_ptr, v_ptr, i_ptr, n_rows, R, r_chunk, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    """x viewed as (n_rows, R), reducing the contiguous last dim. Program (b, s) finds, for each of rows
+    [b·ROWS, (b+1)·ROWS), the max over columns [s·r_chunk, (s+1)·r_chunk), streaming ROWS × BLOCK tiles along the
+    row (coalesced, vectorized loads) into per-lane state: each lane keeps its first max and first NaN (its
+    column indices only grow, int32 since R < 2^31 - 1); one cross-lane reduction at the end applies the same NaN
+    and tie rules as _argmax_kernel. Writes v/i as (n_rows, n_splits)."""
+    split = tl.program_id(1)
+    n_splits = tl.num_programs(1)
+    rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
+    row_mask = rows < n_rows
+    c_start = split * r_chunk
+    c_end = tl.minimum(c_start + r_chunk, R)
+    best_val = tl.full((ROWS, BLOCK), float("-inf"), tl.float32)
+    best_idx = tl.full((ROWS, BLOCK), BIG32, tl.int32)
+    nan_idx = tl.full((ROWS, BLOCK), BIG32, tl.int32)
+    c0 = c_start
+    while c0 < c_end:  # not `for`: a runtime-bound `for` breaks the interpreter under numpy >= 2.4
+        cols = c0 + tl.arange(0, BLOCK)
+        mask = row_mask[:, None] & (cols < c_end)[None, :]
+        v = tl.load(x_ptr + rows[:, None] * R + cols[None, :], mask=mask, other=float("-inf")).to(tl.float32)
+        idx = tl.broadcast_to(cols[None, :], (ROWS, BLOCK))
+        nan_idx = tl.minimum(nan_idx, tl.where((v != v) & mask, idx, BIG32))
+        # a lane's first real value is always taken, later ones only when strictly larger (first occurrence)
+        take = mask & ((v > best_val) | (best_idx == BIG32))
+        best_val = tl.where(take, v, best_val)
+        best_idx = tl.where(take, idx, best_idx)
+        c0 += BLOCK
+    row_nan = tl.min(nan_idx, axis=1)
+    row_max = tl.max(best_val, axis=1)
+    row_idx = tl.min(tl.where(best_val == row_max[:, None], best_idx, BIG32), axis=1)
+    has_nan = row_nan != BIG32
+    out = rows * n_splits + split
+    tl.store(v_ptr + out, tl.where(has_nan, float("nan"), row_max), mask=row_mask)
+    tl.store(i_ptr + out, tl.where(has_nan, row_nan, row_idx).to(tl.int64), mask=row_mask)
+
+
+def _argmax_last(x, n_rows, R):
+    """(values, indices) of the max of x viewed as (n_rows, R) over its contiguous last dim, each flat (n_rows,)."""
+    block = min(triton.next_power_of_2(R), 4096)
+    rows = min(max(1, 4096 // block), triton.next_power_of_2(n_rows))
+    programs = triton.cdiv(n_rows, rows)
+    splits = 1
+    if programs < 264 and R > 4 * block:
+        splits = min(triton.cdiv(R, block), max(1, 1024 // programs))
+    r_chunk = triton.cdiv(triton.cdiv(R, splits), block) * block
+    splits = triton.cdiv(R, r_chunk)
+    vals = torch.empty(n_rows * splits, dtype=torch.float32, device=x.device)
+    idxs = torch.empty(n_rows * splits, dtype=torch.int64, device=x.device)
+    _argmax_last_kernel[(programs, splits)](x, vals, idxs, n_rows, R, r_chunk, ROWS=rows, BLOCK=block,
+                                            num_warps=8 if rows * block >= 4096 else 4)
+    if splits == 1:
+        return vals, idxs
+    return _argmax_middle(vals, idxs, n_rows, splits, 1)
+
+
 def _argmax_middle(x, xi, outer, R, inner):
     """(values, indices) of the max of x viewed as (outer, R, inner) over R, each flat (outer·inner,)."""
     block_i = min(triton.next_power_of_2(max(inner, 1)), 64)
@@ -75,14 +132,20 @@ def _argmax_middle(x, xi, outer, R, inner):
     return _argmax_middle(vals, idxs, outer, splits, inner)
 
 
+def _argmax_rows(x, outer, R, inner):
+    if inner == 1 and R < 2**31 - 1:  # contiguous last dim (or the flattened input): rows along the fast axis
+        return _argmax_last(x, outer, R)
+    return _argmax_middle(x, None, outer, R, inner)
+
+
 def argmax(input: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
     x = input if input.is_contiguous() else input.contiguous()
     shape = list(input.shape)
     if dim is None:
-        _, idx = _argmax_middle(x, None, 1, x.numel(), 1)
+        _, idx = _argmax_rows(x, 1, x.numel(), 1)
         return idx.view([1] * len(shape) if keepdim else [])
     d = dim % max(len(shape), 1)
     outer = math.prod(shape[:d])
     inner = math.prod(shape[d + 1:])
-    _, idx = _argmax_middle(x, None, outer, shape[d] if shape else 1, inner)
+    _, idx = _argmax_rows(x, outer, shape[d] if shape else 1, inner)
     return idx.view(shape[:d] + ([1] if keepdim else []) + shape[d + 1:])
