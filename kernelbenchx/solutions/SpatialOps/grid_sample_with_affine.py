@@ -105,7 +105,9 @@ def _tap(cb, yi, xi, H, W, xs2, xs3, pmask):
     return tl.load(cb + yi * xs2 + xi * xs3, mask=m, other=0.0)
 
 
-@triton.jit
+# Triton turns an int argument equal to 1 into a constant, and _base/_unnormalize call .to() on the sizes:
+# size-1 axes (a contract case) must stay runtime values.
+@triton.jit(do_not_specialize=["H", "W", "Ho", "Wo"])
 def _affine_sample_kernel(x_ptr, t_ptr, out_ptr, C, H, W, Ho, Wo, xs0, xs1, xs2, xs3, ts0, ts1, ts2,
                           MODE: tl.constexpr, PAD: tl.constexpr, ALIGN: tl.constexpr, BLOCK: tl.constexpr):
     n = tl.program_id(1).to(tl.int64)
