@@ -2,6 +2,9 @@
 scores file feeds docs/tasks.md. (The scores themselves are a maintainers' run, not a test.)"""
 
 import ast
+import os
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -27,6 +30,31 @@ def test_a_mutant_that_skips_the_last_block_is_killed_and_the_original_survives(
     assert mutate.run_mutant(skip) is not None
     original = mutate.Mutant("Activation/relu", "none", 0, 0, source)
     assert mutate.run_mutant(original) is None
+
+
+def test_a_kept_solution_calling_triton_language_jit_helpers_survives_in_the_mutant_server():
+    """tl.cdiv is itself a @triton.jit function: if the mutant server imported triton outside interpreter mode,
+    calling it from an interpreted kernel raised InterpreterError and every mutant of such a task was "killed"."""
+    source = (mutate.SOLUTIONS / "Activation/relu.py").read_text()
+    assert "tl.program_id(0)" in source
+    source = source.replace("tl.program_id(0)", "(tl.program_id(0) + tl.cdiv(0, 1))", 1)
+    script = ("import sys\nfrom kernelbenchx.dataset import mutate\nif __name__ == '__main__':\n"
+              "    print(repr(mutate.run_mutant(mutate.Mutant('Activation/relu', 'none', 0, 0, sys.stdin.read()))))\n")
+    # A fresh process without TRITON_INTERPRET, as a maintainer runs the tool (the test session sets it).
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    done = subprocess.run([sys.executable, "-c", script], input=source, capture_output=True, text=True, env=env,
+                          timeout=600, cwd=mutate.SOLUTIONS.parents[1])
+    assert done.stdout.strip().splitlines()[-1:] == ["None"], done.stdout[-500:] + done.stderr[-2000:]
+
+
+def test_a_task_whose_kept_solution_fails_is_reported_unscored_not_all_killed(monkeypatch):
+    monkeypatch.setattr(mutate, "run_mutant", lambda m: "fixed/example: InterpreterError")
+    logged = []
+    report = mutate.score(["Activation/relu"], log=logged.append)
+    assert report["Activation/relu"]["counted"] == 0 and report["Activation/relu"]["killed"] == 0
+    assert report["Activation/relu"]["baseline_failure"] == "fixed/example: InterpreterError"
+    assert any("NOT SCORED" in line for line in logged)
+    assert mutate.rescore(report) == report
 
 
 def test_scores_file_cells_appear_in_the_markdown_table(tmp_path, monkeypatch):

@@ -225,6 +225,10 @@ def forkserver() -> multiprocessing.context.BaseContext:
     """Mutants fork from a single-threaded server that has imported torch, triton and this module once: forking
     the caller itself deadlocked under pytest-xdist and with the thread pool of --workers (a lock held by
     another thread at fork time)."""
+    # Triton reads TRITON_INTERPRET when it is imported: the server preloads triton, so it must start in
+    # interpreter mode. Set only in the child, triton.language's own @jit helpers (tl.cdiv, ...) stayed compiled
+    # functions, and every kernel calling one raised InterpreterError: each mutant and the kept solution "killed".
+    os.environ["TRITON_INTERPRET"] = "1"
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "triton", "kernelbenchx.dataset.mutate"])
     return ctx
@@ -295,10 +299,17 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
 
     known = equivalent()
     todo = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry)]
+    kept = [Mutant(task_id, "unmutated", 0, 0, (SOLUTIONS / f"{task_id}.py").read_text()) for task_id in task_ids]
     with ThreadPoolExecutor(max(1, workers)) as pool:
+        baselines = dict(zip(task_ids, pool.map(run_mutant, kept)))
+        todo = [m for m in todo if baselines[m.task_id] is None]  # a kill means nothing if the kept one fails
         killers = list(pool.map(run_mutant, todo))
     report = {}
-    for task_id in task_ids:
+    for task_id, failure in baselines.items():
+        if failure is not None:
+            log(f"{task_id}: NOT SCORED, the kept solution itself fails the cases here: {failure}")
+            report[task_id] = {"mutants": 0, "counted": 0, "killed": 0, "rows": [], "baseline_failure": failure}
+    for task_id in (t for t in task_ids if baselines[t] is None):
         rows = []
         for mutant, killer in zip(todo, killers):
             if mutant.task_id != task_id:
@@ -321,6 +332,9 @@ def rescore(report: dict[str, dict]) -> dict[str, dict]:
     known = equivalent()
     out = {}
     for task_id, r in report.items():
+        if r.get("baseline_failure"):
+            out[task_id] = r
+            continue
         rows = [{**row, "equivalent": known.get(f"{task_id} {row['mutant'].split('@')[0]}")} for row in r["rows"]]
         counted = [row for row in rows if not row["equivalent"]]
         out[task_id] = {"mutants": len(rows), "counted": len(counted), "rows": rows,
@@ -381,12 +395,14 @@ def main(argv: list[str]) -> int:
     report = rescore(json.loads(Path(opts.rescore).read_text())) if opts.rescore else score(ids, workers=opts.workers)
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
-    print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks")
+    unscored = sorted(t for t, r in report.items() if r.get("baseline_failure"))
+    print(f"mutation score: {killed}/{counted} = {killed / max(counted, 1):.1%} over {len(report)} tasks"
+          + (f"; NOT SCORED (kept solution fails): {', '.join(unscored)}" if unscored else ""))
     if opts.json:
         Path(opts.json).write_text(json.dumps(report, indent=1) + "\n")
     if opts.write:
-        write_scores(report)
-    return 0 if killed == counted else 1
+        write_scores({t: r for t, r in report.items() if not r.get("baseline_failure")})
+    return 0 if killed == counted and not unscored else 1
 
 
 if __name__ == "__main__":
