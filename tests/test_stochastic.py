@@ -301,3 +301,19 @@ def test_philox_simulation_matches_known_answer():
     """Philox4x32-10 known-answer vector (Random123): counter 0, key 0 → first word 0x6627e8d5."""
     c0 = philox(0, torch.zeros(1, dtype=torch.int64))
     assert int(c0[0]) == 0x6627E8D5
+
+
+def test_the_bmm_dropout_mask_reads_back_through_a_well_conditioned_mat2_at_perf_sizes():
+    """The check recovers the dropout mask through pinv(mat2); with Gaussian square mat2 at n = 2432, fp32
+    rounding of a correct GPU output was amplified into a misclassified mask. The perf cases' mat2 is now
+    well-conditioned (checked on the smallest perf case; the construction does not depend on n)."""
+    from kernelbenchx.dataset.registry import get_task
+
+    task = get_task("Fusion/fused_mul_add_logsoftmax_dropout_bmm")
+    name, call = next(iter(task.perf_cases(torch.Generator().manual_seed(0))))
+    s = torch.linalg.svdvals(call.args[3].double())
+    assert (s[:, 0] / s[:, -1]).max() < 20, name
+    with torch.no_grad():
+        out = call.invoke(task.reference)
+    noisy = out * (1 + 1e-6 * torch.randn(out.shape, generator=torch.Generator().manual_seed(1)))
+    assert task.judge(call, noisy, out) is None

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance, compare
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, sample, well_conditioned
 
 
 def reference(input1: torch.Tensor, input2: torch.Tensor, other: torch.Tensor, mat2: torch.Tensor, p: float = 0.5,
@@ -99,9 +99,12 @@ def random_cases(gen, mode):
 
 
 def perf_cases(gen):
+    # mat2 is square here, and the check reads the mask back through it: a Gaussian n×n matrix's smallest singular
+    # value is ~1/√n with a heavy tail, so at n = 2432 fp32 rounding of a correct output, amplified by pinv(mat2),
+    # misclassified a few kept values (12 of 1.9e8 in one GPU run). G/√n + 2I keeps the condition number under ~10.
     for n in (256, 1280, 2432):
         x = [sample((32, n, n), gen) for _ in range(3)]
-        yield f"b32_{n}", Call(*x, sample((32, n, n), gen), 0.5, seed=11)
+        yield f"b32_{n}", Call(*x, well_conditioned(n, gen, batch=(32,)), 0.5, seed=11)
 
 
 def flops(call, out):
