@@ -98,7 +98,7 @@ def _stats_last_kernel(x_ptr, cnt_ptr, mean_ptr, m2_ptr, n_rows, R, r_chunk, ROW
         x = tl.load(ptrs + k * BLOCK, mask=row_mask[:, None], other=0.0).to(tl.float32)
         k += 1
         delta = x - mean
-        mean = mean + delta * (1.0 / k.to(tl.float32))
+        mean = mean + delta * (1.0 / (k * 1.0))  # k * 1.0, not k.to(): k is a Python int in the interpreter
         m2 = m2 + delta * (x - mean)
     cols = c_start + n_full * BLOCK + tl.arange(0, BLOCK)
     live = row_mask[:, None] & (cols < c_end)[None, :]
