@@ -35,6 +35,9 @@ def fixed_cases(gen):
     yield "size_one_dim", Call(sample((4, 1, 3), gen), 1, True)
     yield "float16_rows", Call(coarse((9, 33), gen, dtype=torch.float16), 1)
     yield "float16_nan_inf", Call(torch.tensor([[1.0, NAN, 65504.0], [-INF, 65504.0, INF]], dtype=torch.float16), 1)
+    # rows longer than one 4096-wide tile whose maximum recurs in every tile: the first occurrence must win even
+    # where a kernel keeps a running max per lane across tiles
+    yield "ties_across_tiles", Call(torch.randint(0, 3, (3, 9000), generator=gen).float(), 1)
 
 
 def random_cases(gen, mode):
@@ -44,6 +47,10 @@ def random_cases(gen, mode):
     yield "middle_keepdim", Call(coarse((6, 301, 37), gen, mode), 1, True)
     yield "float16_flat", Call(sample((65_537,), gen, mode, dtype=torch.float16))
     yield "float16_cols_ties", Call(coarse((513, 67), gen, mode, dtype=torch.float16), 0, flip(gen))
+    # float32 values 0.01 apart around 1000 (one float16 step there is 0.5), in reductions long enough to be split
+    # over several programs: partial maxima kept or merged in float16 tie and pick the wrong index
+    yield "split_rows_fp32_close", Call(1000.0 + 0.01 * sample((2, 70_000), gen, mode), -1)
+    yield "split_cols_fp32_close", Call(1000.0 + 0.01 * sample((70_000, 3), gen, mode), 0)
 
 
 def perf_cases(gen):
