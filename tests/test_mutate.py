@@ -47,6 +47,17 @@ def test_a_kept_solution_calling_triton_language_jit_helpers_survives_in_the_mut
     assert done.stdout.strip().splitlines()[-1:] == ["None"], done.stdout[-500:] + done.stderr[-2000:]
 
 
+def test_mutants_run_from_a_source_file_as_kbx_runs_candidates():
+    """Triton's interpreter rewrites a kernel from its source file; exec'd from a string, a loop counter stayed a
+    Python int and `.to()` on it raised, failing a kept solution (Reduce/std) that kbx eval judged correct."""
+    source = (mutate.SOLUTIONS / "Activation/relu.py").read_text()
+    line = "    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)\n"
+    assert line in source
+    counter = "    k = 0\n    while k < 1:\n        k += 1\n    offs = tl.arange(0, BLOCK) * k.to(tl.int64)\n"
+    source = source.replace(line, counter + line.replace("+ tl.arange(0, BLOCK)", "+ offs"), 1)
+    assert mutate.run_mutant(mutate.Mutant("Activation/relu", "none", 0, 0, source)) is None
+
+
 def test_a_task_whose_kept_solution_fails_is_reported_unscored_not_all_killed(monkeypatch):
     monkeypatch.setattr(mutate, "run_mutant", lambda m: "fixed/example: InterpreterError")
     logged = []

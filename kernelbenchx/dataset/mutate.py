@@ -188,6 +188,22 @@ def mutants(task_id: str, entry: str) -> list[Mutant]:
 # Running a mutant
 
 
+def load_entry(source: str, entry: str, name: str) -> Callable:
+    """`entry` of a module made from `source`, imported from a file as kbx imports a candidate: Triton's
+    interpreter rewrites a kernel from its source file, and one exec'd from a string runs unrewritten (a loop
+    counter then stays a Python int, say), which failed kept solutions that kbx eval judges correct."""
+    import importlib.util
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="kbx-mutant-")) / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # Triton's JIT looks kernels' modules up by name
+    spec.loader.exec_module(module)
+    return getattr(module, entry)
+
+
 def killed_by(task_id: str, source: str) -> str | None:
     """The first case the mutant fails (None when it passes every case). Runs in the forked child."""
     os.environ["TRITON_INTERPRET"] = "1"
@@ -196,10 +212,8 @@ def killed_by(task_id: str, source: str) -> str | None:
     from kernelbenchx.dataset.registry import get_task
 
     task = get_task(task_id)
-    namespace: dict = {"__name__": f"mutant_{task.stem}"}
     try:
-        exec(compile(source, f"<mutant {task_id}>", "exec"), namespace)  # noqa: S102  (our own solution, mutated)
-        entry = namespace[task.entry]
+        entry = load_entry(source, task.entry, f"mutant_{task.stem}")
     except Exception as exc:
         return f"import: {type(exc).__name__}"
     for name, call in build_cases(task, None) + build_cases(task, SEED):
@@ -274,10 +288,8 @@ def sweep(task_id: str, name: str) -> str:
     call = Call(sweep_inputs())
     mutant = next(m for m in mutants(task_id, task.entry) if f"{m.operator}#{m.site}" == name)
     outs = []
-    for source in ((SOLUTIONS / f"{task_id}.py").read_text(), mutant.source):
-        namespace: dict = {"__name__": "sweep"}
-        exec(compile(source, f"<sweep {task_id}>", "exec"), namespace)  # noqa: S102  (our own solution, mutated)
-        outs.append(call.invoke(namespace[task.entry]))
+    for i, source in enumerate(((SOLUTIONS / f"{task_id}.py").read_text(), mutant.source)):
+        outs.append(call.invoke(load_entry(source, task.entry, f"sweep_{task.stem}_{i}")))
     expected = task.reference(*call.args)
     verdicts = [task.judge(call, out, expected) or "ok" for out in outs]
     diff = (outs[1].double() - outs[0].double()).abs().nan_to_num(0.0)
