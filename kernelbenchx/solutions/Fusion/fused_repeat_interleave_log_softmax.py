@@ -60,7 +60,7 @@ def stats_kernel(x_ptr, r_ptr, pm_ptr, ps_ptr, N, inner, n_ib, rows, n_per_split
 
 
 @triton.jit
-def lse_kernel(pm_ptr, ps_ptr, lse_ptr, rows, n_split, BLOCK: tl.constexpr):
+def lse_kernel(pm_ptr, ps_ptr, mx_ptr, ls_ptr, rows, n_split, BLOCK: tl.constexpr):
     r = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     ok = r < rows
     m = tl.load(pm_ptr + r, mask=ok, other=0.0)
@@ -71,11 +71,14 @@ def lse_kernel(pm_ptr, ps_ptr, lse_ptr, rows, n_split, BLOCK: tl.constexpr):
     for k in range(0, n_split):
         mk = tl.load(pm_ptr + k * rows + r, mask=ok, other=0.0)
         s += tl.load(ps_ptr + k * rows + r, mask=ok, other=0.0) * tl.exp(mk - safe)
-    tl.store(lse_ptr + r, safe + tl.log(s), mask=ok)
+    # the max and log Σ kept apart: y = (x − max) − log Σ, as torch, since max + log Σ rounded to one float
+    # loses the low bits of log Σ when |max| is large
+    tl.store(mx_ptr + r, safe, mask=ok)
+    tl.store(ls_ptr + r, tl.log(s), mask=ok)
 
 
 @triton.jit
-def write_kernel(x_ptr, st_ptr, lse_ptr, y_ptr, N, L, inner, n_ib, sxo, sxn, sxi, r_scalar, n_steps,
+def write_kernel(x_ptr, st_ptr, mx_ptr, ls_ptr, y_ptr, N, L, inner, n_ib, sxo, sxn, sxi, r_scalar, n_steps,
                  R_TENSOR: tl.constexpr, F64: tl.constexpr, BLOCK_I: tl.constexpr, BLOCK_J: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)
     o = pid // n_ib
@@ -97,11 +100,12 @@ def write_kernel(x_ptr, st_ptr, lse_ptr, y_ptr, N, L, inner, n_ib, sxo, sxn, sxi
         src = j // r_scalar
     ok = i_ok[:, None] & j_ok[None, :]
     x = tl.load(x_ptr + o * sxo + ii[:, None] * sxi + src[None, :] * sxn, mask=ok, other=0.0)
-    lse = tl.load(lse_ptr + o * inner + ii, mask=i_ok, other=0.0)
+    mx = tl.load(mx_ptr + o * inner + ii, mask=i_ok, other=0.0)
+    ls = tl.load(ls_ptr + o * inner + ii, mask=i_ok, other=0.0)
     if F64:
-        y = x.to(tl.float64) - lse[:, None]
+        y = (x.to(tl.float64) - mx[:, None]) - ls[:, None]
     else:
-        y = x - lse[:, None]
+        y = (x - mx[:, None]) - ls[:, None]
     tl.store(y_ptr + o * L * inner + j[None, :] * inner + ii[:, None], y, mask=ok)
 
 
@@ -147,14 +151,15 @@ def fused_repeat_interleave_log_softmax(input, repeats, dim=None, *, output_size
     n_split = triton.cdiv(N, n_per_split)
     pm = torch.empty((n_split, rows), dtype=acc_dtype, device=dev)
     ps = torch.empty((n_split, rows), dtype=acc_dtype, device=dev)
-    lse = torch.empty(rows, dtype=acc_dtype, device=dev)
+    mx = torch.empty(rows, dtype=acc_dtype, device=dev)
+    ls = torch.empty(rows, dtype=acc_dtype, device=dev)
     stats_kernel[(outer * n_ib, n_split)](x3, r_arg, pm, ps, N, inner, n_ib, rows, n_per_split, *x3.stride(),
                                           r_scalar, r_stride, R_TENSOR=r_tensor, F64=f64,
                                           BLOCK_I=BLOCK_I, BLOCK_N=BLOCK_N, num_warps=4)
-    lse_kernel[(triton.cdiv(rows, 256),)](pm, ps, lse, rows, n_split, BLOCK=256)
+    lse_kernel[(triton.cdiv(rows, 256),)](pm, ps, mx, ls, rows, n_split, BLOCK=256)
     BLOCK_J = max(16, min(2048 // BLOCK_I, triton.next_power_of_2(L)))
     n_steps = max(1, (N + 1).bit_length())
-    write_kernel[(outer * n_ib, triton.cdiv(L, BLOCK_J))](x3, starts, lse, y, N, L, inner, n_ib, *x3.stride(),
+    write_kernel[(outer * n_ib, triton.cdiv(L, BLOCK_J))](x3, starts, mx, ls, y, N, L, inner, n_ib, *x3.stride(),
                                                           r_scalar, n_steps, R_TENSOR=r_tensor, F64=f64,
                                                           BLOCK_I=BLOCK_I, BLOCK_J=BLOCK_J, num_warps=4)
     return y
