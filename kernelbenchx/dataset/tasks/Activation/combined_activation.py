@@ -7,7 +7,7 @@ import torch
 from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
 
 
 def reference(input: torch.Tensor, weight1: torch.Tensor, weight2: torch.Tensor,
@@ -32,6 +32,13 @@ def fixed_cases(gen):
     yield "two_batch_dims", operands(gen, (2, 3, 5), 24, 17, (3, 1, 17), (1,))
     yield "single_row", operands(gen, (1,), 64, 40, (40,), (1, 40))
     yield "empty_rows", operands(gen, (0,), 16, 8, (8,), (8,))
+    # 600 rows: more row tiles than one tile group (a partial last group), and 65 columns (a partial last
+    # column tile), so a tile order that miscounts the column tiles skips or repeats tiles
+    yield "rows600_cols65", operands(gen, (600,), 16, 65, (65,), (65,))
+    # X·W1 ≈ 0.53 everywhere: sigmoid ≈ 0.63, just above 0.625 where a tanh of [0, 1] is least damped
+    # (d tanh / tanh largest); a tanh approximation off by 1e-3 there exceeds the relative RMS bound
+    yield "sigmoid_near_0.63", Call(uniform((16, 8), gen, 0.95, 1.05), torch.full((8, 12), 0.53 / 8),
+                                    sample((12,), gen), torch.zeros(12))
 
 
 def random_cases(gen, mode):

@@ -53,6 +53,14 @@ def fixed_cases(gen):
     yield "dim_last_3d", Call(sample((2, 5, 6), gen), labels((2, 6), 5, gen), -1, reduction="sum")
     yield "extreme_logits", Call(torch.tensor([[1e4, -1e4, 0.0], [50.0, 50.0, -50.0], [-80.0, 80.0, 0.0]]),
                                  torch.tensor([0, 2, 0]), reduction="none", label_smoothing=0.3)
+    # non-contiguous views where the layout cases (derived from spatial_none: dim 1, class targets) never put
+    # them: logits of a dim != 1 log_softmax as the first 6 columns of rows of 9 (row stride 9, not 6), and
+    # probability targets as columns 1 … 5 of rows of 8 (NaN around them)
+    yield "dim_last_sliced_input_none", Call(sample((2, 5, 9), gen)[:, :, :6], labels((2, 6), 5, gen), -1,
+                                             reduction="none")
+    padded = torch.full((6, 8), float("nan"))
+    padded[:, 1:6] = probabilities((6, 5), gen)
+    yield "sliced_probability_targets_none", Call(sample((6, 5), gen), padded[:, 1:6], reduction="none")
     masked = sample((3, 600), gen)
     masked[:, :300] = float("-inf")  # the first class blocks of every row are masked out
     yield "masked_first_block_weighted_none", Call(masked, torch.tensor([300, 457, 599]),

@@ -56,6 +56,10 @@ def fixed_cases(gen):
     yield "positive_rows", Call(sample((16, 33), gen).abs() + 0.1, dim=1)
     yield "large_magnitudes", Call(torch.tensor([[-1e4, 3.0, 1e4], [-30.0, -0.75, 30.0]]), "tanh", 1)
     yield "size1_dim_keepdim", Call(sample((4, 1, 3), gen), dim=1, keepdim=True)
+    # three long columns (N = 10000 ≥ 8 blocks of 1024, so a kernel may split each into chunks), read with
+    # stride 3; each column positive and shifted differently (GELU is increasing there), so their minima differ
+    cols = sample((10000, 3), gen).abs() * torch.tensor([1.0, 2.0, 3.0]) + torch.tensor([0.1, 0.5, 1.0])
+    yield "cols_split", Call(cols, dim=0)
 
 
 def random_cases(gen, mode):

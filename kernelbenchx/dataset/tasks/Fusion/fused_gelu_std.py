@@ -37,6 +37,11 @@ def fixed_cases(gen):
     yield "all_keepdim", Call(sample((7, 9), gen), None, True)
     yield "offset_rows_cancellation", Call(sample((6, 500), gen) * 0.01 + 300.0, 1)
     yield "empty_rows", Call(torch.zeros(3, 0), 1)
+    # two long columns (N = 20000 ≥ 8 blocks of 2048, so a kernel may split each into chunks and merge partial
+    # moments), read with stride 2 and of different spreads; column 0 drifts from 100 to 102, so partial means
+    # differ and merging them held below float32 (float16 steps of 1/16 at 100) misplaces the variance
+    drift = torch.linspace(100.0, 102.0, 20000) + 0.1 * sample((20000,), gen)
+    yield "cols_split_offset", Call(torch.stack([drift, 100.0 + 0.3 * sample((20000,), gen)], dim=1), 0)
 
 
 def random_cases(gen, mode):

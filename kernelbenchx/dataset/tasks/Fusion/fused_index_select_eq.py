@@ -25,6 +25,17 @@ def fixed_cases(gen):
                                      torch.tensor([[5, 2 ** 40 + 1, 2 ** 40], [2 ** 33, 2 ** 40, 2 ** 40 + 1]]))
     yield "int_input_float_scalar", Call(randint((6, 4), gen, -1, 2), 0, torch.tensor([5, 1]), 0.0)
     yield "empty_index", Call(randint((5, 3), gen, 0, 2), 0, torch.zeros(0, dtype=torch.int64), 1)
+    # input every other column of a wider buffer (innermost stride 2) selected along dim 0: the layout cases
+    # derive from negative_dim_3d, whose trailing size after dim is 1, so only here is that stride read
+    yield "strided_input_dim0", Call(randint((12, 10), gen, 0, 3)[:, ::2], 0, randint((20,), gen, 0, 12),
+                                     randint((5,), gen, 0, 3))
+    # float32 values that float16 does not hold exactly, compared with the same selection, half of it moved
+    # by one float32 ulp: only a float32 comparison gets both the equal and the unequal entries right
+    x = sample((8, 6), gen)
+    index = torch.tensor([3, 0, 3, 7, 5])
+    other = torch.index_select(x, 0, index)
+    other[:, ::2] = torch.nextafter(other[:, ::2], torch.tensor(float("inf")))
+    yield "float32_one_ulp", Call(x, 0, index, other)
 
 
 def random_cases(gen, mode):

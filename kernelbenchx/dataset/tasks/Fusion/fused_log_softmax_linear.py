@@ -34,6 +34,15 @@ def fixed_cases(gen):
     yield "float64_out", Call(*layer(gen, "standard", (16,), 33, 40), -1, torch.float64)
     yield "float16_out", Call(*layer(gen, "standard", (16,), 33, 40), -1, dtype=torch.float16)
     yield "float16_inputs", Call(*layer(gen, "standard", (7,), 20, 24, dtype=torch.float16), 0)
+    # 8200 classes: longer than one block of 8192, so a kernel may stream each row in blocks (8200 is not a
+    # multiple of a power-of-two block); row 0 is all zeros and row 1 starts with a logit of 100, so a row that
+    # reads one element past its end picks up that 100 and its log-sum-exp jumps from log 8200 to ≈ 100
+    w = 0.01 * sample((8200, 1), gen)
+    w[0] = 1.0
+    yield "classes_8200", Call(torch.tensor([[0.0], [100.0]]), w, None, -1)
+    # 1100 rows: more row tiles than one tile group (a partial last group), and 129 columns (a partial last
+    # column tile), so a tile order that miscounts the column tiles skips or repeats tiles
+    yield "rows1100_cols129", Call(*layer(gen, "standard", (1100,), 129, 16))
 
 
 def random_cases(gen, mode):

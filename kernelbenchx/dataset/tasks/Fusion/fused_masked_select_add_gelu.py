@@ -25,6 +25,8 @@ def fixed_cases(gen):
     x = sample((3, 4), gen)
     yield "example", Call(x, x.ge(0), torch.tensor(1.0))
     yield "all_false", Call(sample((17,), gen), torch.zeros(17, dtype=torch.bool), 0.5)
+    # no elements at all (the broadcast shape has a zero): the empty result must still be float32
+    yield "empty_input", Call(torch.zeros(0, 5), torch.zeros(0, 5, dtype=torch.bool), 0.5)
     yield "all_true_ramp", Call(torch.linspace(-8.0, 8.0, 1001), torch.ones(1001, dtype=torch.bool), -0.25,
                                 alpha=2)
     yield "mask_broadcast_rows", Call(sample((9, 33), gen), randbool((33,), gen), 0.5, approximate="tanh")

@@ -33,6 +33,10 @@ def fixed_cases(gen):
     yield "p3_eps", Call(*pair(gen, "standard", 7, 9, 20), 3.0, 1e-3, 1e-2)
     yield "p_inf", Call(*pair(gen, "standard", 5, 6, 16), float("inf"))
     yield "tiny_norms", Call(sample((5, 16), gen) * 1e-14, sample((6, 16), gen), 2.0, 1e-12)
+    # the same rows below the default eps_norm (1e-12) without passing it, and rows of norm ≈ 3e-4 below a
+    # passed eps_norm of 1e-2: x̂1 = x1 / eps_norm is short, so the distances depend on the eps_norm used
+    yield "tiny_norms_default_eps", Call(sample((5, 16), gen) * 1e-14, sample((6, 16), gen))
+    yield "eps_norm_active", Call(sample((4, 8), gen) * 1e-4, sample((5, 8), gen), 2.0, 1e-2)
     yield "single_rows", Call(*pair(gen, "standard", 1, 1, 33), keepdim=True)
     yield "odd_sizes", Call(*pair(gen, "standard", 33, 17, 129))
 

@@ -66,6 +66,11 @@ def fixed_cases(gen):
     yield "no_bias", Call(*layer(gen, "standard", (7,), 5, 16, bias=False))
     yield "beta2_threshold10", Call(*layer(gen, "standard", (2,), 4, 3), 2, 10)
     yield "vector_input", Call(*layer(gen, "standard", (), 33, 17))
+    # a single input row with a transposed (column-major) weight (the layout cases relay a batched case only),
+    # 40 outputs (a partial last block of 8 for 32-wide blocks) and β = 1/4, τ = 4, where y and softplus(y)
+    # differ by 0.5 … 1.25 around the threshold and more below it, so no stale buffer holds the right outputs
+    x, w, b = layer(gen, "standard", (), 40, 17)
+    yield "vector_input_transposed_weight", Call(x, w.t().contiguous().t(), b, 0.25, 4.0)
     yield "batch_3d_beta_half", Call(*layer(gen, "standard", (3, 5), 24, 40), beta=0.5, threshold=5)
     yield "zeros", Call(torch.zeros(4, 8), torch.zeros(6, 8), torch.zeros(6))
     # Pre-activations from -60 to 60 across the linear/log1p switch and deep into the exp underflow.

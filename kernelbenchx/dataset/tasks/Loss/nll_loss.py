@@ -63,6 +63,10 @@ def fixed_cases(gen):
     yield "spatial", Call(log_probs((2, 4, 3, 5), gen), targets((2, 3, 5), 4, gen, p_ignore=0.2))
     yield "spatial_weighted_none", Call(log_probs((2, 3, 7), gen), targets((2, 7), 3, gen), uniform((3,), gen),
                                         reduction="none")
+    # weight as every other element of a finite buffer (stride 2): the layout cases relay only the input and
+    # target (their base cases have no weight), so this is the one case that reads weight through its stride
+    yield "strided_weight_none", Call(log_probs((9, 4), gen), targets((9,), 4, gen),
+                                      uniform((8,), gen, 0.2, 3.0)[::2], reduction="none")
 
 
 def random_cases(gen, mode):

@@ -38,6 +38,10 @@ def fixed_cases(gen):
                torch.tensor([0.1, 0.1, 0.1, 0.1, 0.5, 2.0, -0.3, 3.0]))
     yield "inexact_trunc", Call(*inexact, rounding_mode="trunc")
     yield "inexact_floor", Call(*inexact, rounding_mode="floor")
+    # floor-mode remainders fmod(x, y) beyond float16's range (1e5, 7e4, 3e5) and below its smallest subnormal
+    # (1e-8, 3e-9, the sign correction of x/y < 0 hinges on them being nonzero): exact only in float32 or wider
+    yield "extreme_remainders_floor", Call(torch.tensor([1e5, -1e5, 7e4, 1e-8, -1e-8, 3e-9, 1e6]),
+                                           torch.tensor([3e5, 3e5, -1e5, -1.0, 1.0, -2.0, 7e5]), rounding_mode="floor")
     yield "inf_operands_floor", Call(torch.tensor([inf, -inf, 5.0, -5.0, 0.0, nan]),
                                      torch.tensor([2.0, 2.0, inf, inf, -inf, 1.0]), rounding_mode="floor")
     yield "scalar_floor", Call(sample((33, 65), gen) * 10, -2.5, rounding_mode="floor")

@@ -63,6 +63,14 @@ def fixed_cases(gen):
     yield "similarity_eps_active", Call(sample((6, 5), gen), sample((6, 5), gen), 1, 0.5, 1)
     yield "below_norm_eps", Call(1e-14 * sample((4, 8), gen), sample((4, 8), gen))
     yield "norm_eps_active_l1", Call(1e-4 * sample((5, 9), gen), sample((5, 9), gen), 1, 1e-8, 1, 1e-2)
+    # x1 is the operand that broadcasts (its dim 0 is 1, x2's is 8): the output takes x2's size there
+    yield "broadcast_x1", Call(sample((1, 16), gen), sample((8, 16), gen))
+    # eps_norm matters only where eps_similarity clamps too (else the p-norm cancels): with eps_norm = 1e-2 the
+    # normalized x1 has 2-norm ≈ 3e-10, below the default eps_similarity 1e-8, so both defaults are exercised
+    yield "default_similarity_eps_active", Call(1e-12 * sample((4, 8), gen), sample((4, 8), gen), 1, p_norm=2,
+                                                eps_norm=1e-2)
+    # the default eps_norm 1e-12 clamps x1 ≈ 1e-14 and eps_similarity 0.5 clamps the result: out ∝ 1/eps_norm
+    yield "default_norm_eps_active", Call(1e-14 * sample((4, 8), gen), sample((4, 8), gen), 1, 0.5)
 
 
 def random_cases(gen, mode):

@@ -48,6 +48,8 @@ def fixed_cases(gen):
     yield "inf", case(12, gen, -1.0, 1.0, float("inf"))
     yield "beta_zero", case(9, gen, 1.0, 0.0)
     yield "cancel_to_zero", Call(torch.eye(4), sample((4,), gen), 1.0, -1.0)
+    # the same exact zero with a general p (3): (Σ|y|^p)^(1/p) of a zero vector is 0, not (anything)^0 = 1
+    yield "cancel_to_zero_p3", Call(torch.eye(4), sample((4,), gen), 1.0, -1.0, 3.0)
     yield "one_element", case(1, gen, 2.0, 0.5)
     yield "near_cancel_l1", Call(torch.eye(6) * 2.0, sample((6,), gen), 0.5, -0.999, 1.0)
 

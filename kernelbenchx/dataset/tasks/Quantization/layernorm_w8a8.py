@@ -43,6 +43,18 @@ def fixed_cases(gen):
     yield "two_dim_shape", Call(sample((3, 7, 9), gen), [7, 9], sample((7, 9), gen), sample((7, 9), gen))
     yield "offset_10", Call(10.0 + sample((8, 33), gen), 33, None, None, 1e-5)
     yield "single_element_rows", Call(sample((4, 1), gen), 1, sample((1,), gen), sample((1,), gen))
+    # eps far from the default: a kernel that ignores the eps argument scales y by √(σ² + 0.1)/√(σ² + 1e-5)
+    yield "eps_0.1", Call(sample((4, 80), gen), 80, 1.0 + sample((80,), gen), sample((80,), gen), 0.1)
+    # exact ties: weight 0 makes y = bias exactly; bias[0] = 127 makes the scale exactly 1, and the other
+    # entries are r + 0.5 for r = -31 … 31, which must round half to even (a rule that rounds ties up, or
+    # never away from the floor, moves half of them by a whole step)
+    yield "ties_half_even", Call(sample((3, 64), gen), 64, torch.zeros(64),
+                                 torch.cat([torch.tensor([127.0]), torch.arange(-31.0, 32.0) + 0.5]))
+    # rows longer than 8192 take the multi-pass loop kernel (no other case reaches it); D % 2048 != 0 leaves
+    # a partial last block, and the offset makes a lane past D that leaks into the variance or max|y| visible
+    yield "loop_d9000_offset_30_no_affine", Call(30.0 + sample((2, 9000), gen), 9000)
+    yield "loop_d8200_affine", Call(sample((2, 8200), gen), [8200], 1.0 + sample((8200,), gen),
+                                    sample((8200,), gen))
 
 
 def random_cases(gen, mode):

@@ -45,6 +45,12 @@ def fixed_cases(gen):
     w[:, 3] = 8.0  # one outlier per row squeezes every other weight of that row to a few levels
     yield "outlier_column", Call(sample((8, 128), gen, dtype=HALF), w)
     yield "vector_input", Call(sample((96,), gen, dtype=HALF), sample((40, 96), gen, dtype=HALF))
+    # weights ±2^-17 or 0: q = ±7 exactly, and the scale 2^-17/7 ≈ 1.09e-6 is only approximable in float16
+    # (a subnormal there, 1.6% off), so a scale held below float32 moves every output far beyond the output's
+    # float16 rounding (inputs ~100 keep the outputs normal float16 values)
+    w = torch.randint(-1, 2, (24, 64), generator=gen).to(HALF) * 2.0 ** -17
+    w[:, 0] = 2.0 ** -17
+    yield "tiny_weight_scale", Call((100.0 * sample((5, 64), gen)).to(HALF), w)
 
 
 def random_cases(gen, mode):

@@ -55,6 +55,12 @@ def fixed_cases(gen):
                               "bilinear", "reflection")
     yield "single_pixel_rows", case((2, 2, 1, 6), (3, 5), gen, "bilinear", "border")
     yield "single_pixel_columns_aligned", case((1, 3, 7, 1), (4, 4), gen, "bilinear", "reflection", True)
+    # nearest at exact ties: ix = 0.5 … 6.5 (W = 8) and iy = 0.5, 1.5, 2.5 (H = 4), every one exact in float32,
+    # so each must round half to even (a tie rule wrong for larger odd neighbours picks the wrong pixel)
+    gx = (2.0 * torch.arange(7.0) + 2.0) / 8.0 - 1.0
+    gy = (2.0 * torch.arange(3.0) + 2.0) / 4.0 - 1.0
+    ties = torch.stack([gx.expand(3, 7), gy[:, None].expand(3, 7)], dim=-1)[None]
+    yield "nearest_ties", Call(sample((1, 2, 4, 8), gen), ties, "nearest", "zeros", False)
 
 
 def pick(options, gen):
