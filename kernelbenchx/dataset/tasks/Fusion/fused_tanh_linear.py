@@ -41,14 +41,6 @@ def fixed_cases(gen):
     # a single input row with a transposed (column-major) weight: the layout cases relay a batched case only
     x, w, b = layer(gen, "standard", (), 33, 17)
     yield "vector_input_transposed_weight", Call(x, w.t().contiguous().t(), b)
-    # float32 bias ≈ 1000 cancelling x·Wᵀ ≈ −1000 exactly (integer weights, inputs in quarters: exact in TF32),
-    # so y = δ + w₁·t is O(1) and a bias rounded below float32 (float16 steps of 0.5 at 1000) is far off; both
-    # the tiled (several rows) and the single-row paths
-    t = torch.tensor([[1.0, 0.25], [1.0, -0.5], [1.0, 0.75], [1.0, 0.0]])
-    w = torch.tensor([[-1000.0, 1.0], [-1000.0, -2.0], [-1000.0, 0.0], [-1000.0, 1.0], [-1000.0, 2.0]])
-    b = 1000.0 + torch.tensor([0.1, -0.3, 0.7, -0.9, 0.2])
-    yield "bias_cancellation_float32", Call(t, w, b)
-    yield "bias_cancellation_vector_float32", Call(t[1].clone(), w, b)
     # 1100 rows: more row tiles than one tile group (a partial last group), and 129 columns (a partial last
     # column tile), so a tile order that miscounts the column tiles skips or repeats tiles
     yield "rows1100_cols129", Call(*layer(gen, "standard", (1100,), 129, 16))
