@@ -29,10 +29,11 @@ start=$(date +%s)
 python3 -m kernelbenchx eval "$SUB" --out "$OUT/run" --task-set all ${RESUME:---overwrite} \
   --perf-timeout "${PERF_TIMEOUT:-90}" --workers "${WORKERS:-15}" ${SEED:+--seed $SEED} > /tmp/eval.txt 2> /tmp/eval.err &
 pid=$!
-( sleep "${EVAL_S:-380}"; kill -USR2 $pid 2>/dev/null; sleep "${DRAIN_S:-90}"; kill -TERM $pid 2>/dev/null ) &
+# The guard's output goes nowhere: an orphaned sleep holding a pipe open would keep a `| tail` caller waiting.
+( sleep "${EVAL_S:-380}"; kill -USR2 $pid 2>/dev/null; sleep "${DRAIN_S:-90}"; kill -TERM $pid 2>/dev/null ) >/dev/null 2>&1 &
 guard=$!
 wait $pid; code=$?
-kill $guard 2>/dev/null
+pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null
 echo "eval exit $code after $(( $(date +%s) - start )) s" | tee -a "$OUT/log.txt"
 { tail -25 /tmp/eval.txt; grep -v "━" /tmp/eval.err | tail -20; } | tee -a "$OUT/log.txt"
 python3 benchmarks/solutions_table.py "$OUT/run" > "$OUT/solutions.md"; sed -n 5,30p "$OUT/solutions.md"
