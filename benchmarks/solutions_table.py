@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kernelbenchx.evaluator.parent.rundir import read_results
 from kernelbenchx.evaluator.result import Result
+from kernelbenchx.report.data import max_roofline_fraction
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = ROOT / "benchmarks" / "runs" / "solutions-table.json"  # {"runs": [dir, ...] oldest first, "note": str}
@@ -26,6 +27,10 @@ def geomean(values: list[float]) -> float | None:
 
 def fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.2f}×"
+
+
+def percent(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1%}"
 
 
 def render(results: list[Result], note: str = "", tasks: list[str] | None = None) -> str:
@@ -63,8 +68,11 @@ def render(results: list[Result], note: str = "", tasks: list[str] | None = None
     if unmeasured:
         lines += ["", f"{len(unmeasured)} solutions have no record in these runs: "
                   + ", ".join(f"`{t}`" for t in unmeasured) + "."]
-    lines += ["", "## Per task", "", "| task | verdict | speedup vs eager | kbx commit of the run |", "|---|---|---|---|"]
-    lines += [f"| `{r.task_id}` | {r.verdict.value} | {fmt(speed.get(r.task_id))} | "
+    lines += ["", "## Per task", "",
+              "Roofline fraction: the best over the task's perf cases of the time the roofline allows (bytes at "
+              "peak bandwidth or flops at peak throughput) divided by the time measured.", "",
+              "| task | verdict | speedup vs eager | roofline fraction | kbx commit of the run |", "|---|---|---|---|---|"]
+    lines += [f"| `{r.task_id}` | {r.verdict.value} | {fmt(speed.get(r.task_id))} | {percent(max_roofline_fraction(r))} | "
               f"{(r.environment or {}).get('kbx_commit', '?')[:7]} |" for r in sorted(results, key=lambda r: r.task_id)]
     return "\n".join(lines) + "\n"
 
