@@ -19,6 +19,8 @@ from kernelbenchx.report.data import max_roofline_fraction
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = ROOT / "benchmarks" / "runs" / "solutions-table.json"  # {"runs": [dir, ...] oldest first, "note": str}
+WHY_SLOWER = ROOT / "benchmarks" / "slower_than_eager.json"  # {task_id: why its solution is slower than eager}
+SLOWER = 0.95  # below this speedup a solution needs a reason; above it, it is at parity with eager
 
 
 def geomean(values: list[float]) -> float | None:
@@ -33,7 +35,23 @@ def percent(x: float | None) -> str:
     return "–" if x is None else f"{x:.1%}"
 
 
-def render(results: list[Result], note: str = "", tasks: list[str] | None = None) -> str:
+def slower_than_eager(results: list[Result]) -> dict[str, float]:
+    """Correct, timed solutions slower than eager (below SLOWER): each needs a reason in WHY_SLOWER."""
+    return {r.task_id: r.speedup("eager") for r in results
+            if r.correct and r.speedup("eager") is not None and r.speedup("eager") < SLOWER}
+
+
+def why_slower_section(results: list[Result], reasons: dict[str, str]) -> list[str]:
+    slow = slower_than_eager(results)
+    if not slow:
+        return []
+    lines = ["", f"## Slower than eager, and why ({len(slow)} solutions below {SLOWER}×)", "",
+             f"From `{WHY_SLOWER.relative_to(ROOT)}`.", "", "| task | speedup vs eager | why |", "|---|---|---|"]
+    return lines + [f"| `{t}` | {fmt(slow[t])} | {reasons.get(t, '**no reason recorded**')} |" for t in sorted(slow)]
+
+
+def render(results: list[Result], note: str = "", tasks: list[str] | None = None,
+           reasons: dict[str, str] | None = None) -> str:
     """The page; `tasks` (every task with a solution) adds a row for each task no run measured."""
     env = next((r.environment for r in results if r.environment), {}) or {}
     verdicts = Counter(r.verdict.value for r in results)
@@ -74,22 +92,41 @@ def render(results: list[Result], note: str = "", tasks: list[str] | None = None
               "| task | verdict | speedup vs eager | roofline fraction | kbx commit of the run |", "|---|---|---|---|---|"]
     lines += [f"| `{r.task_id}` | {r.verdict.value} | {fmt(speed.get(r.task_id))} | {percent(max_roofline_fraction(r))} | "
               f"{(r.environment or {}).get('kbx_commit', '?')[:7]} |" for r in sorted(results, key=lambda r: r.task_id)]
+    if reasons is not None:
+        lines += why_slower_section(results, reasons)
     return "\n".join(lines) + "\n"
+
+
+def current_solutions() -> dict[str, str]:
+    """Every kept solution's task id and the sha256 of its file."""
+    solutions = ROOT / "kernelbenchx" / "solutions"
+    return {f"{p.parent.name}/{p.stem}": hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in solutions.glob("*/*.py") if not p.name.startswith("_")}
 
 
 def kept_table() -> str:
     """docs/solutions.md from the kept runs (KEPT), a later run's record of a task winning."""
     import json
 
-    kept = json.loads(KEPT.read_text())
-    solutions = ROOT / "kernelbenchx" / "solutions"
-    current = {f"{p.parent.name}/{p.stem}": hashlib.sha256(p.read_bytes()).hexdigest()
-               for p in solutions.glob("*/*.py") if not p.name.startswith("_")}
+    note = json.loads(KEPT.read_text())["note"] + " Records of solutions changed since their run are left out."
+    return render(kept_results(), note, sorted(current_solutions()), kept_reasons())
+
+
+def kept_results() -> list[Result]:
+    """The records kept_table shows: per task, the latest kept run's record of the current solution file."""
+    import json
+
+    kept, current = json.loads(KEPT.read_text()), current_solutions()
     # a record counts only for the solution file it measured: one changed since its run is left out
     latest = {r.task_id: r for run in kept["runs"] for r in read_results(ROOT / run)
               if current.get(r.task_id) == r.candidate.code_sha256}
-    note = kept["note"] + " Records of solutions changed since their run are left out."
-    return render(sorted(latest.values(), key=lambda r: r.task_id), note, sorted(current))
+    return sorted(latest.values(), key=lambda r: r.task_id)
+
+
+def kept_reasons() -> dict[str, str]:
+    import json
+
+    return json.loads(WHY_SLOWER.read_text()) if WHY_SLOWER.exists() else {}
 
 
 if __name__ == "__main__":

@@ -77,13 +77,29 @@ def test_every_paper_task_has_a_solution():
     assert not missing, f"{len(missing)} tasks without a reference solution: {missing[:10]}"
 
 
-def test_docs_solutions_md_is_the_table_of_the_kept_gpu_runs():
-    """docs/solutions.md is generated (benchmarks/solutions_table.py) from the runs kept in benchmarks/runs; a
-    solution edited since its run drops out of it, so the page never shows a record of code no longer kept."""
+def solutions_table():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("solutions_table", ROOT / "benchmarks" / "solutions_table.py")
     table = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(table)
+    return table
+
+
+def test_every_solution_slower_than_eager_says_why():
+    """A solution below 0.95x eager on the kept GPU runs has a reason in benchmarks/slower_than_eager.json, and
+    a reason is dropped once its solution is no longer slower (a stale excuse would misdescribe the kernel)."""
+    table = solutions_table()
+    slow, reasons = table.slower_than_eager(table.kept_results()), table.kept_reasons()
+    assert slow, "the kept runs show no solution slower than eager: check the runs are read"
+    assert sorted(set(slow) - set(reasons)) == [], "slower than eager without a reason"
+    assert sorted(set(reasons) - set(slow)) == [], "a reason for a solution that is not slower than eager"
+    assert all(len(why) > 40 for why in reasons.values())
+
+
+def test_docs_solutions_md_is_the_table_of_the_kept_gpu_runs():
+    """docs/solutions.md is generated (benchmarks/solutions_table.py) from the runs kept in benchmarks/runs; a
+    solution edited since its run drops out of it, so the page never shows a record of code no longer kept."""
+    table = solutions_table()
     assert (ROOT / "docs" / "solutions.md").read_text() == table.kept_table(), (
         "regenerate: python benchmarks/solutions_table.py > docs/solutions.md")
