@@ -47,6 +47,16 @@ def test_a_kept_solution_calling_triton_language_jit_helpers_survives_in_the_mut
     assert done.stdout.strip().splitlines()[-1:] == ["None"], done.stdout[-500:] + done.stderr[-2000:]
 
 
+def test_mutants_run_with_poisoned_fresh_memory_as_kbx_eval_children_do():
+    """A mutant that leaves part of its output unwritten must not pass on a previous result left in reused
+    memory: the mutant server's children fill fresh allocations with glibc's perturb byte (0x5a), as kbx eval's
+    CPU children do. This stand-in is correct only where torch.empty returns poisoned bytes."""
+    source = ("import torch\n\ndef relu(x):\n"
+              "    fresh = torch.empty(x.shape, dtype=torch.uint8)\n"
+              "    return torch.where(fresh == 0x5A, torch.relu(x), torch.full_like(x, float('nan')))\n")
+    assert mutate.run_mutant(mutate.Mutant("Activation/relu", "none", 0, 0, source)) is None
+
+
 def test_mutants_run_from_a_source_file_as_kbx_runs_candidates():
     """Triton's interpreter rewrites a kernel from its source file; exec'd from a string, a loop counter stayed a
     Python int and `.to()` on it raised, failing a kept solution (Reduce/std) that kbx eval judged correct."""

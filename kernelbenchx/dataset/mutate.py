@@ -243,6 +243,11 @@ def forkserver() -> multiprocessing.context.BaseContext:
     # interpreter mode. Set only in the child, triton.language's own @jit helpers (tl.cdiv, ...) stayed compiled
     # functions, and every kernel calling one raised InterpreterError: each mutant and the kept solution "killed".
     os.environ["TRITON_INTERPRET"] = "1"
+    # As kbx eval's CPU children: fresh allocations hold poison, not a previous result. Without it a mutant that
+    # skips its last program passed whenever torch.empty reused the memory of an earlier, correct output.
+    from kernelbenchx.evaluator.parent.candidate import MALLOC_POISON
+
+    os.environ["GLIBC_TUNABLES"] = MALLOC_POISON
     ctx = multiprocessing.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "triton", "kernelbenchx.dataset.mutate"])
     return ctx
