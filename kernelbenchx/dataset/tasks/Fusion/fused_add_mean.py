@@ -4,7 +4,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
 from kernelbenchx.dataset.tasks.Fusion import _stat_bounds as sb
 
 
@@ -27,6 +27,18 @@ def error_bound(call: Call) -> torch.Tensor:
     return sb.mean_bound(s, ds, dim, keepdim, dtype or torch.float32)
 
 
+def cancelling_blocks(m, n, gen):
+    """Rows of magnitudes 1000 … 2000 whose signs alternate in runs of 512 (the same values come back negated),
+    plus N(0, 1): each mean is O(0.01) while partial sums reach ~10⁶, so accumulating in float32 lands well
+    outside the float64 bound (dtype=float64 promises float64 accumulation)."""
+    mag = uniform((m, n // 2), gen, 1000.0, 2000.0)
+    pos = torch.arange(n) % 1024 < 512
+    x = torch.empty(m, n)
+    x[:, pos] = mag
+    x[:, ~pos] = -mag.flip(1)
+    return x, sample((m, n), gen)
+
+
 def fixed_cases(gen):
     yield "all", Call(torch.arange(-50, 51, dtype=torch.float32), torch.ones(101), alpha=0.5)
     yield "rows_keepdim", Call(sample((7, 33), gen), sample((7, 33), gen), 1, keepdim=True)
@@ -40,6 +52,10 @@ def fixed_cases(gen):
                                        torch.tensor([1.0, -1.0, 0.25, 2.0]), 1, 0.5, dtype=torch.float64)
     yield "empty_rows", Call(torch.zeros(3, 0), torch.zeros(3, 0), 1)
     yield "size1_dim", Call(sample((5, 1, 4), gen), sample((5, 1, 4), gen), 1)
+    # Few long rows (the reduced dim is the outer one): both operands are read with an inner stride of 3 over
+    # 8200 columns, the size where a kernel splits each row into chunks (the last one partial).
+    yield "cols_few_long_strided", Call(sample((8200, 3), gen), sample((8200, 3), gen), 0, alpha=0.75)
+    yield "float64_cancelling_blocks", Call(*cancelling_blocks(8, 4096, gen), 1, dtype=torch.float64)
 
 
 def random_cases(gen, mode):

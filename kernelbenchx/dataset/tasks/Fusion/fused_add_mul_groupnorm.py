@@ -48,6 +48,9 @@ def fixed_cases(gen):
     yield "weight_only", Call(sample((2, 6, 5), gen), sample((2, 6, 5), gen), sample((6,), gen), None, 2)
     yield "bias_only_large_mean", Call(sample((2, 4, 9), gen) * 0.01 + 30.0, torch.full((2, 4, 9), 2.0), None,
                                        sample((4,), gen), 4)
+    # σ² ≈ 1e-6, below the default eps = 1e-5 (not passed): eps dominates the scale, so its value shows.
+    yield "variance_below_default_eps", Call(sample((2, 6, 5, 5), gen) * 0.1, sample((2, 6, 5, 5), gen) * 0.01,
+                                             sample((6,), gen), sample((6,), gen), 3)
 
 
 def random_cases(gen, mode):

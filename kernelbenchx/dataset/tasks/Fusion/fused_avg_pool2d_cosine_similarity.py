@@ -43,6 +43,8 @@ def fixed_cases(gen):
     x1 = sample((2, 3, 6, 6), gen) * randbool((2, 1, 6, 6), gen, 0.7)
     yield "zero_vectors_large_eps", Call(x1, sample((2, 3, 6, 6), gen) * 0.1, 3, 3, 0, 0.5)
     yield "tiny_vectors", Call(sample((1, 4, 5, 5), gen) * 1e-6, sample((1, 4, 5, 5), gen), 2, 1)
+    # ‖x1‖ ≈ 2e-9, below the default eps = 1e-8 (not passed): the clamp sets each cosine's scale.
+    yield "norms_below_default_eps", Call(sample((2, 4, 6, 6), gen) * 1e-9, sample((2, 4, 6, 6), gen), 2, 1)
 
 
 def random_cases(gen, mode):

@@ -6,7 +6,7 @@ from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.refs import gelu
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, permutation, randint, sample
 
 HALF = torch.float16
 
@@ -32,6 +32,18 @@ def positive(shape, gen, mode="standard", dtype=torch.float32):
     return sample(shape, gen, mode).abs().to(dtype)
 
 
+def tail(shape, gen, low, high):
+    """Multiples of 1/64 in [low, high] (exact in TF32): products far in GELU's negative tail, where the exact and
+    tanh forms differ by 15–40 % while both are tiny, so only the right formula (and no cancellation) passes."""
+    return randint(shape, gen, round(low * 64), round(high * 64) + 1).to(torch.float32) / 64
+
+
+def permutations(b, n, gen):
+    """(b, n, n) permutation matrices: bmm(X, P) permutes X's columns exactly, so the product's values are X's."""
+    eye = torch.eye(n, device=gen.device)
+    return torch.stack([eye[permutation(n, gen)] for _ in range(b)])
+
+
 def fixed_cases(gen):
     yield "catalogue_shapes_p_0.2", Call(sample((2, 3, 4), gen), sample((2, 4, 5), gen), 0.2, seed=1)
     yield "eval_mode", Call(sample((2, 16, 24), gen), sample((2, 24, 8), gen), 0.5, False)
@@ -49,6 +61,11 @@ def fixed_cases(gen):
                                 seed=0x2545F4914F6CDD1D)
     x, y = positive((2, 16, 16), gen), positive((2, 16, 64), gen)
     yield from stochastic.family("seed_family", lambda s: Call(x, y, 0.5, seed=s), 0x5DEECE66D, gen)
+    # GELU's input deep in its negative tail, in [−3.6, −3.2] (eval: compared elementwise; training: kept values
+    # GELU(Z/(1−p)) with Z/0.7 there, or dropped).
+    yield "gelu_tail_eval_tanh", Call(tail((2, 8, 16), gen, -3.6, -3.2), permutations(2, 16, gen), 0.5, False,
+                                      False, "tanh")
+    yield "gelu_tail_p_0.3", Call(tail((2, 8, 16), gen, -2.5, -2.25), permutations(2, 16, gen), 0.3, seed=6)
 
 
 def random_cases(gen, mode):

@@ -7,7 +7,7 @@ from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.refs import gelu
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, permutation, randint, sample
 
 
 def normalized(z: torch.Tensor, normalized_shape, eps: float, approximate: str) -> torch.Tensor:
@@ -36,6 +36,21 @@ def positive(shape, gen, mode="standard"):
     return sample(shape, gen, mode).abs()
 
 
+def one_hot_rows(b, n, m, gen):
+    """(b, n, m) rows with a single negative entry (a multiple of 1/64 in [−2, −0.5], exact in TF32), zeros
+    elsewhere: RMS-normalized over a row of m they sit at −√m, deep in GELU's negative tail, where the exact and
+    tanh forms differ by tens of percent and the tanh form's cubic coefficient moves the value by a few percent."""
+    x = torch.zeros((b, n, m), device=gen.device)
+    col = randint((b, n, 1), gen, 0, m, dtype=torch.int64)
+    return x.scatter_(2, col, -randint((b, n, 1), gen, 32, 129).to(torch.float32) / 64)
+
+
+def permutations(b, n, gen):
+    """(b, n, n) permutation matrices: bmm(X, P) permutes X's columns exactly, so the product's values are X's."""
+    eye = torch.eye(n, device=gen.device)
+    return torch.stack([eye[permutation(n, gen)] for _ in range(b)])
+
+
 def fixed_cases(gen):
     yield "catalogue_example", Call(sample((2, 3, 4), gen), sample((2, 4, 5), gen), 5, seed=1)
     yield "eval_mode", Call(sample((2, 16, 24), gen), sample((2, 24, 40), gen), 40, 0.5, training=False)
@@ -54,6 +69,15 @@ def fixed_cases(gen):
                                 seed=0x2545F4914F6CDD1D)
     x, y = positive((2, 16, 16), gen), positive((2, 16, 64), gen)
     yield from stochastic.family("seed_family", lambda s: Call(x, y, 64, 0.5, seed=s), 0x5DEECE66D, gen)
+    # Normalized values at −√12 ≈ −3.46, in GELU's tail (eval: compared elementwise; training: kept or dropped).
+    yield "gelu_tail_eval_tanh", Call(one_hot_rows(2, 8, 12, gen), permutations(2, 12, gen), 12, 0.5, 1e-5, False,
+                                      "tanh")
+    yield "gelu_tail_p_0.3", Call(one_hot_rows(2, 8, 12, gen), permutations(2, 12, gen), 12, 0.3, seed=6)
+    # Products far from unit scale: 1/RMS is about 1e-9 here and 1e5 below (with a small eps), outside float16's
+    # range; the normalized values are the same.
+    yield "large_magnitude", Call(sample((2, 8, 16), gen) * 1e4, sample((2, 16, 24), gen) * 1e4, 24, 0.5, seed=7)
+    yield "small_magnitude_eps_1e-12", Call(sample((2, 8, 16), gen) * 1e-3, sample((2, 16, 24), gen) * 1e-3,
+                                            [8, 24], 0.5, 1e-12, seed=8)
 
 
 def random_cases(gen, mode):

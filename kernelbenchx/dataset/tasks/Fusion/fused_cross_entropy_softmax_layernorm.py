@@ -5,6 +5,7 @@ import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.layouts import strided
 from kernelbenchx.dataset.task import Call, Task, input_flops, randbool, randint, sample, uniform
 from kernelbenchx.dataset.tasks.Fusion import _stat_bounds as sb
 
@@ -59,6 +60,17 @@ def fixed_cases(gen):
     masked = sample((3, 600), gen)
     masked[:, :300] = float("-inf")  # the first class blocks of every row are masked out
     yield "masked_first_block_none", Call(masked, torch.tensor([300, 457, 599]), 600, reduction="none")
+    # 'mean' divides by Σ w[y] over non-ignored targets only: ignored rows (and rows past the end) weigh 0
+    yield "weighted_ignored_mean", Call(sample((10, 7), gen), torch.tensor([3, -100, 0, 6, -100, 2, 1, 5, -100, 4]),
+                                        7, uniform((7,), gen, 0.2, 2.0))
+    # Classes on dim 1 of (N, C, S) with 90 rows (n, s), not a multiple of a power-of-two row block: probability
+    # targets read through their own strides (every other element of a wider buffer), unweighted, smoothed
+    yield "classes_dim1_probability_strided_mean", Call(sample((3, 5, 30), gen),
+                                                        strided(torch.softmax(sample((3, 5, 30), gen), 1)), 30,
+                                                        label_smoothing=0.1)
+    yield "classes_dim1_weighted_ignored_smoothing_mean", Call(sample((2, 6, 45), gen),
+                                                               labels((2, 45), 6, gen, 0.2), 45,
+                                                               uniform((6,), gen, 0.2, 2.0), label_smoothing=0.2)
 
 
 def random_cases(gen, mode):
@@ -108,6 +120,7 @@ TASK = Task(
                       notes="Use the max-subtracted (stable) softmax; summation order is free (split or atomic "
                             "reductions are fine)."),
     error_bound=error_bound,
+    layout_case="classes_dim1_softmax_last",
     flops=input_flops(14),
     choices={"reduction": ("none", "mean", "sum")},
     deviations=(

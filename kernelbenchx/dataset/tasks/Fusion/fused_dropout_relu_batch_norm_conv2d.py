@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
 
 
 def normalized(input, weight, bias, stride, padding, dilation, groups) -> torch.Tensor:
@@ -52,6 +52,14 @@ def fixed_cases(gen):
                                 p=0.5, seed=0x2545F4914F6CDD1D)
     x, w = sample((2, 3, 16, 16), gen), sample((8, 3, 3, 3), gen)
     yield from stochastic.family("seed_family", lambda s: Call(x, w, None, 1, 1, p=0.5, seed=s), 0x5DEECE66D, gen)
+    # Channel means (bias 200…1000) far above the conv's spread (≈ 5): per-tile statistics must keep fp32 (an fp16
+    # tile mean is off by up to 0.25) and the variance must not cancel (E[x²] − E[x]²); 288 pixels = 4.5 tiles of 64
+    yield "large_channel_offset", Call(sample((2, 3, 12, 12), gen), sample((6, 3, 3, 3), gen),
+                                       uniform((6,), gen, 200.0, 1000.0), 1, 1, p=0.3, seed=5)
+    # Tiny weights: each channel's variance (≈ 7e-6) is of the order of eps = 1e-5, so eps's exact value and
+    # placement (inside the square root, added to the biased variance) show in every output
+    yield "variance_near_eps_eval", Call(sample((2, 3, 12, 12), gen), sample((6, 3, 3, 3), gen) * 5e-4, None, 1, 1,
+                                         training=False)
 
 
 def random_cases(gen, mode):

@@ -34,6 +34,13 @@ def fixed_cases(gen):
     yield "vector_input", Call(h((24,), gen), h((10, 24), gen), h((10,), gen))
     yield "batched_3d", Call(h((2, 7, 40), gen), h((12, 40), gen), h((12,), gen), 0.3)
     yield "float32_batched_no_bias", Call(f((3, 9, 64), gen), f((17, 64), gen, scale=0.2), None, 1.5)
+    # K >= 2048 with few output tiles: what a split-K kernel does (partial sums reduced after), on rows sliced
+    # out of wider storage (row stride 2051) and with M, N not multiples of any tile
+    rows = f((6, 2051), gen)[:, :2048]
+    yield "float32_long_k_sliced_rows", Call(rows, f((7, 2048), gen, scale=2048 ** -0.5), f((7,), gen), 0.9)
+    # float32 outputs near 2e5, partial sums past float16's range (65504): partials kept in float16 overflow
+    yield "float32_long_k_large_sums", Call(f((5, 2048), gen).abs() + 100.0, f((6, 2048), gen).abs() * 0.1 + 1.0,
+                                            f((6,), gen), 1.0)
 
 
 def random_cases(gen, mode):
