@@ -245,7 +245,7 @@ def forkserver() -> multiprocessing.context.BaseContext:
     os.environ["TRITON_INTERPRET"] = "1"
     # As kbx eval's CPU children: fresh allocations hold poison, not a previous result. Without it a mutant that
     # skips its last program passed whenever torch.empty reused the memory of an earlier, correct output.
-    from kernelbenchx.evaluator.parent.candidate import MALLOC_POISON
+    from kernelbenchx.dataset.views import MALLOC_POISON
 
     os.environ["GLIBC_TUNABLES"] = MALLOC_POISON
     ctx = multiprocessing.get_context("forkserver")

@@ -26,6 +26,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 GUARD_BYTES = 16384  # more than the widest block of loads a kernel issues past a tensor's end
+# For processes that run code under test on the CPU (kbx eval's children, the mutation tool's): glibc fills
+# every allocation with 0x5a bytes (and freed memory with 0xa5), so an output a kernel never writes holds
+# garbage instead of a previous result; allocations up to 32 MiB use the heap. Set as GLIBC_TUNABLES.
+MALLOC_POISON = "glibc.malloc.perturb=165:glibc.malloc.mmap_threshold=33554432"
 
 
 def poison_value(dtype: torch.dtype) -> Any:

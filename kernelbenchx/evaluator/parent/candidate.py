@@ -14,6 +14,7 @@ from typing import Any, Callable, ContextManager
 
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.dataset.task import Task
+from kernelbenchx.dataset.views import MALLOC_POISON  # CPU children: fresh allocations hold poison
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
 from kernelbenchx.evaluator.parent import judge, static, watch
@@ -24,9 +25,6 @@ from kernelbenchx.evaluator.reasons import Reason, Rejected
 from kernelbenchx.evaluator.result import Result
 
 HARNESS = "kernelbenchx.evaluator.child"
-# CPU children: glibc fills every allocation with 0x5a bytes (and freed memory with 0xa5), so an output
-# a kernel never writes holds garbage instead of a previous result; allocations up to 32 MiB use the heap.
-MALLOC_POISON = "glibc.malloc.perturb=165:glibc.malloc.mmap_threshold=33554432"
 
 
 @dataclass
