@@ -6,7 +6,8 @@ from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.refs import gelu
-from kernelbenchx.dataset.task import Call, Task, permutation, randint, sample
+from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.tasks.Fusion._gelu_tail import permutations, tail
 
 HALF = torch.float16
 
@@ -30,18 +31,6 @@ def positive(shape, gen, mode="standard", dtype=torch.float32):
     """|N(0, 1)| entries: products of positive matrices are positive, so every kept value GELU(Z/(1−p)) is far
     from the dropped GELU(0) = 0 and the whole mask is observable."""
     return sample(shape, gen, mode).abs().to(dtype)
-
-
-def tail(shape, gen, low, high):
-    """Multiples of 1/64 in [low, high] (exact in TF32): products far in GELU's negative tail, where the exact and
-    tanh forms differ by 15–40 % while both are tiny, so only the right formula (and no cancellation) passes."""
-    return randint(shape, gen, round(low * 64), round(high * 64) + 1).to(torch.float32) / 64
-
-
-def permutations(b, n, gen):
-    """(b, n, n) permutation matrices: bmm(X, P) permutes X's columns exactly, so the product's values are X's."""
-    eye = torch.eye(n, device=gen.device)
-    return torch.stack([eye[permutation(n, gen)] for _ in range(b)])
 
 
 def fixed_cases(gen):

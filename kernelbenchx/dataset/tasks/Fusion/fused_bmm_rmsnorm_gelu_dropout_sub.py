@@ -7,7 +7,8 @@ from kernelbenchx.dataset import precision, stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.refs import gelu
-from kernelbenchx.dataset.task import Call, Task, permutation, randint, sample
+from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.tasks.Fusion._gelu_tail import one_hot_rows, permutations
 
 
 def normalized(z: torch.Tensor, normalized_shape, eps: float, approximate: str) -> torch.Tensor:
@@ -36,21 +37,6 @@ def positive(shape, gen, mode="standard"):
     """|N(0, 1)| entries: the products are positive, so their normalized GELU is far from 0 and every element's
     kept and dropped values differ: the whole mask is observable."""
     return sample(shape, gen, mode).abs()
-
-
-def one_hot_rows(b, n, m, gen):
-    """(b, n, m) rows with a single negative entry (a multiple of 1/64 in [−2, −0.5], exact in TF32), zeros
-    elsewhere: RMS-normalized over a row of m they sit at −√m, deep in GELU's negative tail, where the exact and
-    tanh forms differ by tens of percent and the tanh form's cubic coefficient moves the value by a few percent."""
-    x = torch.zeros((b, n, m), device=gen.device)
-    col = randint((b, n, 1), gen, 0, m, dtype=torch.int64)
-    return x.scatter_(2, col, -randint((b, n, 1), gen, 32, 129).to(torch.float32) / 64)
-
-
-def permutations(b, n, gen):
-    """(b, n, n) permutation matrices: bmm(X, P) permutes X's columns exactly, so the product's values are X's."""
-    eye = torch.eye(n, device=gen.device)
-    return torch.stack([eye[permutation(n, gen)] for _ in range(b)])
 
 
 def fixed_cases(gen):
