@@ -69,7 +69,7 @@ def test_mutants_run_from_a_source_file_as_kbx_runs_candidates():
 
 
 def test_a_task_whose_kept_solution_fails_is_reported_unscored_not_all_killed(monkeypatch):
-    monkeypatch.setattr(mutate, "run_mutant", lambda m: "fixed/example: InterpreterError")
+    monkeypatch.setattr(mutate, "run_mutant", lambda m, device="cpu": "fixed/example: InterpreterError")
     logged = []
     report = mutate.score(["Activation/relu"], log=logged.append)
     assert report["Activation/relu"]["counted"] == 0 and report["Activation/relu"]["killed"] == 0
@@ -104,3 +104,45 @@ def test_sweep_inputs_cover_the_float32_range_finely_and_both_zeros():
     assert x.dtype == torch.float32 and x.numel() == 840_006
     assert float(x.max()) == pytest.approx(1e38, rel=1e-6) and float(x.abs().min()) == 0.0
     assert bool((x == 0).sum() >= 2) and bool(torch.signbit(x[x == 0]).any())
+
+
+def test_a_run_restricted_to_some_operators_mutates_with_those_alone_on_the_device_asked(monkeypatch):
+    seen = []
+
+    def fake_run(m: mutate.Mutant, device: str = "cpu") -> str | None:
+        seen.append((m.operator, device))
+        return None if m.operator == "unmutated" else "killed"
+
+    monkeypatch.setattr(mutate, "run_mutant", fake_run)
+    report = mutate.score(["Activation/relu"], log=lambda line: None, device="cuda",
+                          operators=frozenset({"skip_last_program"}))
+    rows = report["Activation/relu"]["rows"]
+    assert rows and all(r["mutant"].startswith("skip_last_program#") for r in rows)
+    assert {op for op, _ in seen} == {"unmutated", "skip_last_program"} and {d for _, d in seen} == {"cuda"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--operators", "drop_mask,no_such_operator", "Activation/relu"], "unknown operator(s) ['no_such_operator']"),
+    (["--operators", "drop_mask", "--write", "Activation/relu"], "--write needs every operator"),
+])
+def test_the_command_refuses_unknown_operators_and_a_partial_score_write(argv, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        mutate.main(argv)
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_numpy_that_breaks_the_interpreter_is_named_before_any_task_goes_unscored(monkeypatch):
+    import numpy
+
+    monkeypatch.setattr(numpy, "__version__", "2.4.0")
+    assert "numpy 2.4.0" in mutate.interpreter_problem()
+    monkeypatch.setattr(numpy, "__version__", "2.3.5")
+    assert mutate.interpreter_problem() is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="the compiled path needs a CUDA GPU")
+def test_on_the_gpu_a_kept_solution_survives_and_a_mutant_skipping_the_last_block_is_killed():
+    source = (mutate.SOLUTIONS / "Activation/relu.py").read_text()
+    assert mutate.killed_by("Activation/relu", source, "cuda") is None
+    skip = next(m for m in mutate.mutants("Activation/relu", "relu") if m.operator == "skip_last_program")
+    assert mutate.killed_by("Activation/relu", skip.source, "cuda") is not None

@@ -14,6 +14,9 @@ solutions/mutants-equivalent.json and do not count against the score.
 one mutant of a one-input float32 task on 840,006 inputs (the evidence for "within tolerance"). The full
 set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
 `python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
+`--device cuda` runs the mutants compiled on a GPU instead (the interpreter computes bfloat16 wrongly and
+silently promotes a loop-carried variable whose dtype changes, where the compiler refuses the kernel);
+`--operators a,b` restricts a run to some operators (such a run is evidence, not a score: it cannot --write).
 
 Operators: drop_mask (a load/store without its mask), shift_bound (< ↔ <=, > ↔ >=), ignore_stride (a view's
 strides replaced by contiguous ones), ignore_parameter (a defaulted parameter forced to its default),
@@ -204,10 +207,13 @@ def load_entry(source: str, entry: str, name: str) -> Callable:
     return getattr(module, entry)
 
 
-def killed_by(task_id: str, source: str) -> str | None:
-    """The first case the mutant fails (None when it passes every case). Runs in the forked child."""
-    os.environ["TRITON_INTERPRET"] = "1"
+def killed_by(task_id: str, source: str, device: str = "cpu") -> str | None:
+    """The first case the mutant fails (None when it passes every case). Runs in the forked child. On "cuda" the
+    kernels are compiled and each case reaches them on the GPU with its layout; the reference runs on the CPU."""
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
     from kernelbenchx.dataset.cases import build_cases, run_reference
+    from kernelbenchx.dataset.task import map_tensors
     from kernelbenchx.dataset.views import call_guarded
     from kernelbenchx.dataset.registry import get_task
 
@@ -219,8 +225,9 @@ def killed_by(task_id: str, source: str) -> str | None:
     for name, call in build_cases(task, None) + build_cases(task, SEED):
         expected = run_reference(task, call)
         try:
-            mine, out, overrun = call_guarded(call, entry)
-            reason = task.judge(call, task.contract.compared_outputs(mine, out), expected) or overrun
+            mine, out, overrun = call_guarded(call.to(device), entry)
+            got = map_tensors(task.contract.compared_outputs(mine, out), lambda t: t.cpu())
+            reason = task.judge(call, got, expected) or overrun
         except Exception as exc:  # a crash on an allowed input is a kill
             return f"{name}: {type(exc).__name__}"
         if reason:
@@ -228,21 +235,23 @@ def killed_by(task_id: str, source: str) -> str | None:
     return None
 
 
-def child_main(task_id: str, source: str, conn) -> None:
+def child_main(task_id: str, source: str, device: str, conn) -> None:
     try:
-        conn.send(killed_by(task_id, source))
+        conn.send(killed_by(task_id, source, device))
     except BaseException as exc:  # whatever happened in the mutant, the parent gets an answer
         conn.send(f"error: {type(exc).__name__}")
 
 
-def forkserver() -> multiprocessing.context.BaseContext:
+def forkserver(device: str = "cpu") -> multiprocessing.context.BaseContext:
     """Mutants fork from a single-threaded server that has imported torch, triton and this module once: forking
     the caller itself deadlocked under pytest-xdist and with the thread pool of --workers (a lock held by
-    another thread at fork time)."""
+    another thread at fork time). A process has one server, so one device: the first call's."""
     # Triton reads TRITON_INTERPRET when it is imported: the server preloads triton, so it must start in
     # interpreter mode. Set only in the child, triton.language's own @jit helpers (tl.cdiv, ...) stayed compiled
     # functions, and every kernel calling one raised InterpreterError: each mutant and the kept solution "killed".
-    os.environ["TRITON_INTERPRET"] = "1"
+    # On CUDA the server never initialises the device (torch is imported, not used), so each child may.
+    if device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
     # As kbx eval's CPU children: fresh allocations hold poison, not a previous result. Without it a mutant that
     # skips its last program passed whenever torch.empty reused the memory of an earlier, correct output.
     from kernelbenchx.dataset.views import MALLOC_POISON
@@ -253,10 +262,10 @@ def forkserver() -> multiprocessing.context.BaseContext:
     return ctx
 
 
-def run_mutant(mutant: Mutant) -> str | None:
-    ctx = forkserver()
+def run_mutant(mutant: Mutant, device: str = "cpu") -> str | None:
+    ctx = forkserver(device)
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, child))
+    proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, device, child))
     proc.start()
     child.close()
     answer: str | None = f"timeout after {TIMEOUT_S:.0f} s"
@@ -303,24 +312,39 @@ def sweep(task_id: str, name: str) -> str:
             f"{float(diff[at]):.3g} at x = {float(call.args[0][at]):.9g}")
 
 
+def interpreter_problem() -> str | None:
+    """Why Triton's interpreter would fail correct kernels in this environment (None when it should not)."""
+    import numpy
+
+    if tuple(int(part) for part in numpy.__version__.split(".")[:2]) >= (2, 4):
+        # numpy 2.4 refuses int() of a 1-element array, which triton 3.6's interpreter does for a loop bound
+        # held in a tensor: every kept solution with a runtime-bounded loop "fails", and its task goes unscored.
+        return (f"numpy {numpy.__version__} breaks runtime-bounded loops in Triton's interpreter; "
+                "install numpy<2.4 (as pyproject.toml pins) to mutate on the CPU")
+    return None
+
+
 def equivalent() -> dict[str, str]:
     """Survivors documented as equivalent or out of contract: "task_id operator#site" → reason."""
     return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
 
 
-def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int = 1) -> dict[str, dict]:
-    """Runs every mutant of the tasks (each in its own forked process, `workers` at a time)."""
+def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int = 1, device: str = "cpu",
+          operators: frozenset[str] = frozenset(OPERATORS)) -> dict[str, dict]:
+    """Runs every mutant of the tasks made by `operators` (each in its own forked process, `workers` at a time)."""
     from concurrent.futures import ThreadPoolExecutor
+    from functools import partial
 
     from kernelbenchx.dataset.registry import get_task
 
     known = equivalent()
-    todo = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry)]
+    todo = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry) if m.operator in operators]
     kept = [Mutant(task_id, "unmutated", 0, 0, (SOLUTIONS / f"{task_id}.py").read_text()) for task_id in task_ids]
     with ThreadPoolExecutor(max(1, workers)) as pool:
-        baselines = dict(zip(task_ids, pool.map(run_mutant, kept)))
+        run = partial(run_mutant, device=device)
+        baselines = dict(zip(task_ids, pool.map(run, kept)))
         todo = [m for m in todo if baselines[m.task_id] is None]  # a kill means nothing if the kept one fails
-        killers = list(pool.map(run_mutant, todo))
+        killers = list(pool.map(run, todo))
     report = {}
     for task_id, failure in baselines.items():
         if failure is not None:
@@ -394,6 +418,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--write", action="store_true", help=f"merge the per-task scores into {SCORES.name}")
     parser.add_argument("--sweep", metavar="OPERATOR#SITE", help="judge one mutant of a one-input float32 task "
                                                                   "on a dense input sweep (evidence for triage)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="cpu: Triton's interpreter (the scores' backend); cuda: compiled kernels on the GPU, "
+                             "for what the interpreter cannot show (bf16, a loop-carried dtype change)")
+    parser.add_argument("--operators", help="comma-separated operators to apply (default: all); "
+                                            "a partial run does not --write")
     parser.add_argument("--rescore", metavar="JSON", help="re-count a saved --json report with the current "
                                                           "equivalents instead of running mutants")
     opts = parser.parse_args(argv)
@@ -402,6 +431,13 @@ def main(argv: list[str]) -> int:
             get_task(task_id)
     except KbxError as exc:
         parser.error(str(exc))
+    operators = frozenset(opts.operators.split(",")) if opts.operators else frozenset(OPERATORS)
+    if operators - set(OPERATORS):
+        parser.error(f"unknown operator(s) {sorted(operators - set(OPERATORS))}; known: {', '.join(OPERATORS)}")
+    if opts.write and operators != set(OPERATORS):
+        parser.error("--write needs every operator: a partial run's score is not the task's score")
+    if opts.device == "cpu" and not opts.rescore and (problem := interpreter_problem()):
+        parser.error(problem)
     if opts.sweep:
         for task_id in opts.tasks:
             print(sweep(task_id, opts.sweep))
@@ -409,7 +445,8 @@ def main(argv: list[str]) -> int:
     ids = opts.tasks or [t for t in all_tasks() if (SOLUTIONS / f"{t}.py").exists()]
     if opts.sample is not None:
         ids = sorted(random.Random(opts.sample).sample(ids, min(opts.sample, len(ids))))
-    report = rescore(json.loads(Path(opts.rescore).read_text())) if opts.rescore else score(ids, workers=opts.workers)
+    report = rescore(json.loads(Path(opts.rescore).read_text())) if opts.rescore else \
+        score(ids, workers=opts.workers, device=opts.device, operators=operators)
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
     unscored = sorted(t for t, r in report.items() if r.get("baseline_failure"))
