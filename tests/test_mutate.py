@@ -97,6 +97,8 @@ def test_rescore_counts_a_survivor_triaged_after_the_run_as_equivalent(monkeypat
     assert (again["counted"], again["killed"]) == (2, 1)
     assert again["rows"][0]["equivalent"] == "reads past the end only" and again["rows"][2]["equivalent"] is None
     assert mutate.summary_cells({"Activation/relu": again}) == {"Activation/relu": "1/2 (+1 equivalent)"}
+    on_gpu = mutate.rescore({"Activation/relu": {**report["Activation/relu"], "device": "cuda"}})
+    assert mutate.summary_cells(on_gpu) == {"Activation/relu": "1/2 (+1 equivalent), on the GPU"}
 
 
 def test_sweep_inputs_cover_the_float32_range_finely_and_both_zeros():
@@ -117,6 +119,7 @@ def test_a_run_restricted_to_some_operators_mutates_with_those_alone_on_the_devi
     report = mutate.score(["Activation/relu"], log=lambda line: None, device="cuda",
                           operators=frozenset({"skip_last_program"}))
     rows = report["Activation/relu"]["rows"]
+    assert report["Activation/relu"]["device"] == "cuda"
     assert rows and all(r["mutant"].startswith("skip_last_program#") for r in rows)
     assert {op for op, _ in seen} == {"unmutated", "skip_last_program"} and {d for _, d in seen} == {"cuda"}
 

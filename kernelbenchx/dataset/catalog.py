@@ -72,8 +72,9 @@ def markdown_table(tasks: list[Task], mutation_scores: dict[str, str] | None = N
         lines += ["", "## Mutation scores", "",
                   "Mutants of each task's reference solution killed by its cases (`python -m "
                   "kernelbenchx.dataset.mutate --write TASK...`; equivalent survivors, listed with their reason "
-                  "in `kernelbenchx/solutions/mutants-equivalent.json`, are not counted). Tasks not listed have "
-                  "not been mutated yet.", "", "| id | killed / counted mutants |", "|---|---|"]
+                  "in `kernelbenchx/solutions/mutants-equivalent.json`, are not counted). Mutants run on Triton's CPU "
+                  "interpreter, except where a cell says \"on the GPU\" (`--device cuda`: the interpreter "
+                  "computes bfloat16 wrongly). Tasks not listed have not been mutated yet.", "", "| id | killed / counted mutants |", "|---|---|"]
         lines += [f"| `{tid}` | {score} |" for tid, score in sorted(mutation_scores.items())]
     return "\n".join(lines) + "\n"
 

@@ -362,7 +362,8 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
                 log(f"  survivor {key} (line {mutant.line})" + (f": {known[key]}" if key in known else ""))
         counted = [r for r in rows if not r["equivalent"]]
         killed = sum(r["killed_by"] is not None for r in counted)
-        report[task_id] = {"mutants": len(rows), "counted": len(counted), "killed": killed, "rows": rows}
+        report[task_id] = {"mutants": len(rows), "counted": len(counted), "killed": killed, "rows": rows,
+                           "device": device}
         log(f"{task_id}: {killed}/{len(counted)} killed ({len(rows) - len(counted)} equivalent)")
     return report
 
@@ -378,15 +379,16 @@ def rescore(report: dict[str, dict]) -> dict[str, dict]:
             continue
         rows = [{**row, "equivalent": known.get(f"{task_id} {row['mutant'].split('@')[0]}")} for row in r["rows"]]
         counted = [row for row in rows if not row["equivalent"]]
-        out[task_id] = {"mutants": len(rows), "counted": len(counted), "rows": rows,
+        out[task_id] = {"mutants": len(rows), "counted": len(counted), "rows": rows, "device": r.get("device", "cpu"),
                         "killed": sum(row["killed_by"] is not None for row in counted)}
     return out
 
 
 def summary_cells(report: dict[str, dict]) -> dict[str, str]:
-    """task id → "killed/counted (+n equivalent)", the docs/tasks.md column."""
+    """task id → "killed/counted (+n equivalent)[, on the GPU]", the docs/tasks.md column."""
     return {tid: f"{r['killed']}/{r['counted']}" + (f" (+{r['mutants'] - r['counted']} equivalent)"
                                                      if r["mutants"] > r["counted"] else "")
+            + (", on the GPU" if r.get("device") == "cuda" else "")
             for tid, r in report.items()}
 
 
