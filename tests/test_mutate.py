@@ -149,3 +149,13 @@ def test_on_the_gpu_a_kept_solution_survives_and_a_mutant_skipping_the_last_bloc
     assert mutate.killed_by("Activation/relu", source, "cuda") is None
     skip = next(m for m in mutate.mutants("Activation/relu", "relu") if m.operator == "skip_last_program")
     assert mutate.killed_by("Activation/relu", skip.source, "cuda") is not None
+
+
+def test_the_per_category_table_adds_up_the_task_cells_including_gpu_scored_ones():
+    from kernelbenchx.dataset.catalog import category_score_table
+
+    table = category_score_table({"Fusion/a": "3/4 (+1 equivalent)", "Fusion/b": "2/2 (+2 equivalent), on the GPU",
+                                  "Math/c": "0/1"})
+    assert "| Fusion | 2 | 5/6 | 83.3% | 3 |" in table
+    assert "| Math | 1 | 0/1 | 0.0% | 0 |" in table
+    assert table[-1] == "| **all** | 3 | 5/7 | 71.4% | 3 |"

@@ -74,9 +74,26 @@ def markdown_table(tasks: list[Task], mutation_scores: dict[str, str] | None = N
                   "kernelbenchx.dataset.mutate --write TASK...`; equivalent survivors, listed with their reason "
                   "in `kernelbenchx/solutions/mutants-equivalent.json`, are not counted). Mutants run on Triton's CPU "
                   "interpreter, except where a cell says \"on the GPU\" (`--device cuda`: the interpreter "
-                  "computes bfloat16 wrongly). Tasks not listed have not been mutated yet.", "", "| id | killed / counted mutants |", "|---|---|"]
+                  "computes bfloat16 wrongly). Tasks not listed have not been mutated yet.", ""]
+        lines += category_score_table(mutation_scores)
+        lines += ["", "| id | killed / counted mutants |", "|---|---|"]
         lines += [f"| `{tid}` | {score} |" for tid, score in sorted(mutation_scores.items())]
     return "\n".join(lines) + "\n"
+
+
+def category_score_table(scores: dict[str, str]) -> list[str]:
+    """Per-category totals of the mutation-score cells ("killed/counted (+n equivalent)[, on the GPU]")."""
+    totals: dict[str, list[int]] = {}
+    for tid, score in scores.items():
+        killed, counted = (int(n) for n in score.split()[0].split("/"))
+        equivalent = int(score.split("(+")[1].split()[0]) if "(+" in score else 0
+        row = totals.setdefault(tid.split("/")[0], [0, 0, 0, 0])
+        for i, n in enumerate((1, killed, counted, equivalent)):
+            row[i] += n
+    every = [sum(col) for col in zip(*totals.values())] or [0, 0, 0, 0]
+    rows = [*sorted(totals.items()), ("**all**", every)]
+    return ["| category | tasks | killed / counted | score | equivalent (not counted) |", "|---|---|---|---|---|"] + [
+        f"| {cat} | {n} | {k}/{c} | {k / max(c, 1):.1%} | {e} |" for cat, (n, k, c, e) in rows]
 
 
 def cell(text: str) -> str:
