@@ -159,3 +159,23 @@ def test_the_per_category_table_adds_up_the_task_cells_including_gpu_scored_ones
     assert "| Fusion | 2 | 5/6 | 83.3% | 3 |" in table
     assert "| Math | 1 | 0/1 | 0.0% | 0 |" in table
     assert table[-1] == "| **all** | 3 | 5/7 | 71.4% | 3 |"
+
+
+def test_a_rerun_carries_kills_by_cases_that_still_exist_and_runs_every_other_mutant_again(monkeypatch):
+    ran = []
+
+    def fake_run(m: mutate.Mutant, device: str = "cpu") -> str | None:
+        ran.append(m.name)
+        return None if m.operator == "unmutated" else "fixed/matrix: wrong again"
+
+    monkeypatch.setattr(mutate, "run_mutant", fake_run)
+    previous = {"Activation/relu": {"rows": [
+        {"mutant": "drop_mask#0@12", "killed_by": "fixed/ramp: 3 of 8 values outside tolerance"},
+        {"mutant": "drop_mask#1@14", "killed_by": "fixed/a_case_since_removed: wrong"},
+        {"mutant": "shift_bound#0@11", "killed_by": "timeout after 120 s"},
+        {"mutant": "shift_bound#1@21", "killed_by": None}]}}
+    report = mutate.score(["Activation/relu"], log=lambda line: None, previous=previous)
+    assert "drop_mask#0@12" not in ran and {"drop_mask#1@14", "shift_bound#0@11", "shift_bound#1@21"} <= set(ran)
+    rows = {r["mutant"]: r["killed_by"] for r in report["Activation/relu"]["rows"]}
+    assert rows["drop_mask#0@12"].startswith("fixed/ramp") and rows["drop_mask#1@14"] == "fixed/matrix: wrong again"
+    assert len(rows) == len(mutate.mutants("Activation/relu", "relu"))

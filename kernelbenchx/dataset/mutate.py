@@ -10,7 +10,8 @@ solutions/mutants-equivalent.json and do not count against the score.
     python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--workers N] [--json OUT] [--write]
 
 `--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows;
-`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `TASK --sweep OPERATOR#SITE` judges
+`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `--rerun REPORT.json` runs again
+only the mutants that report did not see killed by a case the task still has (after cases were added); `TASK --sweep OPERATOR#SITE` judges
 one mutant of a one-input float32 task on 840,006 inputs (the evidence for "within tolerance"). The full
 set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
 `python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
@@ -329,22 +330,48 @@ def equivalent() -> dict[str, str]:
     return json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
 
 
+def case_names(task_id: str) -> set[str]:
+    """The names of the cases a mutant of the task runs against."""
+    from kernelbenchx.dataset.cases import build_cases
+    from kernelbenchx.dataset.registry import get_task
+
+    task = get_task(task_id)
+    return {name for name, _ in build_cases(task, None) + build_cases(task, SEED)}
+
+
+def carried_kills(previous: dict[str, dict], task_ids: list[str]) -> dict[tuple[str, str], str]:
+    """(task id, mutant name) → what killed it in `previous`, for kills by a case the task still has. Triage only
+    adds cases, so such a kill stands without a second run; a kill by a case since renamed or removed, a
+    timeout or a crash is not carried. Valid while the solutions are those `previous` mutated (as --rescore)."""
+    carried = {}
+    for task_id in task_ids:
+        rows = previous.get(task_id, {}).get("rows", [])
+        names = case_names(task_id) if rows else set()
+        for row in rows:
+            if row["killed_by"] and row["killed_by"].split(": ")[0] in names:
+                carried[(task_id, row["mutant"])] = row["killed_by"]
+    return carried
+
+
 def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int = 1, device: str = "cpu",
-          operators: frozenset[str] = frozenset(OPERATORS)) -> dict[str, dict]:
-    """Runs every mutant of the tasks made by `operators` (each in its own forked process, `workers` at a time)."""
+          operators: frozenset[str] = frozenset(OPERATORS), previous: dict[str, dict] | None = None) -> dict[str, dict]:
+    """Runs every mutant of the tasks made by `operators` (each in its own forked process, `workers` at a time),
+    except those `previous` (an earlier report of this device) saw killed by a case that still exists."""
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
     from kernelbenchx.dataset.registry import get_task
 
     known = equivalent()
-    todo = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry) if m.operator in operators]
+    made = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry) if m.operator in operators]
+    carried = carried_kills(previous or {}, task_ids)
+    todo = [m for m in made if (m.task_id, m.name) not in carried]
     kept = [Mutant(task_id, "unmutated", 0, 0, (SOLUTIONS / f"{task_id}.py").read_text()) for task_id in task_ids]
     with ThreadPoolExecutor(max(1, workers)) as pool:
         run = partial(run_mutant, device=device)
         baselines = dict(zip(task_ids, pool.map(run, kept)))
         todo = [m for m in todo if baselines[m.task_id] is None]  # a kill means nothing if the kept one fails
-        killers = list(pool.map(run, todo))
+        killers = dict(zip(todo, pool.map(run, todo)))
     report = {}
     for task_id, failure in baselines.items():
         if failure is not None:
@@ -352,9 +379,8 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
             report[task_id] = {"mutants": 0, "counted": 0, "killed": 0, "rows": [], "baseline_failure": failure}
     for task_id in (t for t in task_ids if baselines[t] is None):
         rows = []
-        for mutant, killer in zip(todo, killers):
-            if mutant.task_id != task_id:
-                continue
+        for mutant in (m for m in made if m.task_id == task_id):
+            killer = carried.get((task_id, mutant.name)) or killers.get(mutant)
             key = f"{task_id} {mutant.operator}#{mutant.site}"
             rows.append({"mutant": mutant.name, "line": mutant.line, "killed_by": killer,
                          "equivalent": known.get(key)})
@@ -425,6 +451,8 @@ def main(argv: list[str]) -> int:
                              "for what the interpreter cannot show (bf16, a loop-carried dtype change)")
     parser.add_argument("--operators", help="comma-separated operators to apply (default: all); "
                                             "a partial run does not --write")
+    parser.add_argument("--rerun", metavar="JSON", help="run only the mutants this earlier report did not see "
+                                                        "killed by a case that still exists (after triage)")
     parser.add_argument("--rescore", metavar="JSON", help="re-count a saved --json report with the current "
                                                           "equivalents instead of running mutants")
     opts = parser.parse_args(argv)
@@ -448,7 +476,8 @@ def main(argv: list[str]) -> int:
     if opts.sample is not None:
         ids = sorted(random.Random(opts.sample).sample(ids, min(opts.sample, len(ids))))
     report = rescore(json.loads(Path(opts.rescore).read_text())) if opts.rescore else \
-        score(ids, workers=opts.workers, device=opts.device, operators=operators)
+        score(ids, workers=opts.workers, device=opts.device, operators=operators,
+              previous=json.loads(Path(opts.rerun).read_text()) if opts.rerun else None)
     counted = sum(r["counted"] for r in report.values())
     killed = sum(r["killed"] for r in report.values())
     unscored = sorted(t for t, r in report.items() if r.get("baseline_failure"))
