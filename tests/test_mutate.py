@@ -161,21 +161,37 @@ def test_the_per_category_table_adds_up_the_task_cells_including_gpu_scored_ones
     assert table[-1] == "| **all** | 3 | 5/7 | 71.4% | 3 |"
 
 
-def test_a_rerun_carries_kills_by_cases_that_still_exist_and_runs_every_other_mutant_again(monkeypatch):
-    ran = []
+def test_a_rerun_tries_each_earlier_kill_on_its_case_first_and_runs_everything_else_in_full(monkeypatch):
+    calls = []
 
-    def fake_run(m: mutate.Mutant, device: str = "cpu") -> str | None:
-        ran.append(m.name)
-        return None if m.operator == "unmutated" else "fixed/matrix: wrong again"
+    def fake_run(m: mutate.Mutant, device: str = "cpu", only: str | None = None) -> str | None:
+        calls.append((m.name, only))
+        if m.operator == "unmutated" or (m.name == "drop_mask#1@14" and only == "fixed/matrix"):
+            return None  # the kept solution; a kill that no longer happens on its case (its data changed)
+        return f"{only or 'fixed/ramp'}: wrong"
 
     monkeypatch.setattr(mutate, "run_mutant", fake_run)
     previous = {"Activation/relu": {"rows": [
         {"mutant": "drop_mask#0@12", "killed_by": "fixed/ramp: 3 of 8 values outside tolerance"},
-        {"mutant": "drop_mask#1@14", "killed_by": "fixed/a_case_since_removed: wrong"},
-        {"mutant": "shift_bound#0@11", "killed_by": "timeout after 120 s"},
-        {"mutant": "shift_bound#1@21", "killed_by": None}]}}
+        {"mutant": "drop_mask#1@14", "killed_by": "fixed/matrix: wrong"},
+        {"mutant": "shift_bound#0@11", "killed_by": "fixed/a_case_since_removed: wrong"},
+        {"mutant": "shift_bound#1@21", "killed_by": "timeout after 120 s"},
+        {"mutant": "shift_bound#2@14", "killed_by": None}]}}
     report = mutate.score(["Activation/relu"], log=lambda line: None, previous=previous)
-    assert "drop_mask#0@12" not in ran and {"drop_mask#1@14", "shift_bound#0@11", "shift_bound#1@21"} <= set(ran)
-    rows = {r["mutant"]: r["killed_by"] for r in report["Activation/relu"]["rows"]}
-    assert rows["drop_mask#0@12"].startswith("fixed/ramp") and rows["drop_mask#1@14"] == "fixed/matrix: wrong again"
-    assert len(rows) == len(mutate.mutants("Activation/relu", "relu"))
+    by_name = {}
+    for name, only in calls:
+        by_name.setdefault(name, []).append(only)
+    assert by_name["drop_mask#0@12"] == ["fixed/ramp"]  # killed again on its case: no full run
+    assert by_name["drop_mask#1@14"] == ["fixed/matrix", None]  # passes its old case now: run in full
+    for name in ("shift_bound#0@11", "shift_bound#1@21", "shift_bound#2@14", "ignore_stride#0@18"):
+        assert by_name[name] == [None]
+    assert len(report["Activation/relu"]["rows"]) == len(mutate.mutants("Activation/relu", "relu"))
+
+
+def test_a_mutant_run_on_one_named_case_runs_that_case_alone():
+    skip = next(m for m in mutate.mutants("Activation/relu", "relu") if m.operator == "skip_last_program")
+    killer = mutate.run_mutant(skip)
+    assert killer is not None
+    case = killer.split(": ")[0]
+    assert mutate.run_mutant(skip, only=case).split(": ")[0] == case
+    assert mutate.run_mutant(skip, only="fixed/empty") is None  # nothing to skip in an empty input

@@ -10,8 +10,8 @@ solutions/mutants-equivalent.json and do not count against the score.
     python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--workers N] [--json OUT] [--write]
 
 `--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows;
-`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `--rerun REPORT.json` runs again
-only the mutants that report did not see killed by a case the task still has (after cases were added); `TASK --sweep OPERATOR#SITE` judges
+`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `--rerun REPORT.json` first runs each
+mutant that report saw killed on the killing case alone, and on every case only if it now passes (after triage); `TASK --sweep OPERATOR#SITE` judges
 one mutant of a one-input float32 task on 840,006 inputs (the evidence for "within tolerance"). The full
 set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
 `python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
@@ -208,9 +208,10 @@ def load_entry(source: str, entry: str, name: str) -> Callable:
     return getattr(module, entry)
 
 
-def killed_by(task_id: str, source: str, device: str = "cpu") -> str | None:
-    """The first case the mutant fails (None when it passes every case). Runs in the forked child. On "cuda" the
-    kernels are compiled and each case reaches them on the GPU with its layout; the reference runs on the CPU."""
+def killed_by(task_id: str, source: str, device: str = "cpu", only: str | None = None) -> str | None:
+    """The first case the mutant fails (None when it passes every case, or case `only` when given). Runs in the
+    forked child. On "cuda" the kernels are compiled and each case reaches them on the GPU with its layout; the
+    reference runs on the CPU."""
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     from kernelbenchx.dataset.cases import build_cases, run_reference
@@ -224,6 +225,8 @@ def killed_by(task_id: str, source: str, device: str = "cpu") -> str | None:
     except Exception as exc:
         return f"import: {type(exc).__name__}"
     for name, call in build_cases(task, None) + build_cases(task, SEED):
+        if only is not None and name != only:
+            continue
         expected = run_reference(task, call)
         try:
             mine, out, overrun = call_guarded(call.to(device), entry)
@@ -236,9 +239,9 @@ def killed_by(task_id: str, source: str, device: str = "cpu") -> str | None:
     return None
 
 
-def child_main(task_id: str, source: str, device: str, conn) -> None:
+def child_main(task_id: str, source: str, device: str, only: str | None, conn) -> None:
     try:
-        conn.send(killed_by(task_id, source, device))
+        conn.send(killed_by(task_id, source, device, only))
     except BaseException as exc:  # whatever happened in the mutant, the parent gets an answer
         conn.send(f"error: {type(exc).__name__}")
 
@@ -263,10 +266,11 @@ def forkserver(device: str = "cpu") -> multiprocessing.context.BaseContext:
     return ctx
 
 
-def run_mutant(mutant: Mutant, device: str = "cpu") -> str | None:
+def run_mutant(mutant: Mutant, device: str = "cpu", only: str | None = None) -> str | None:
+    """What killed the mutant (None: it passed every case, or case `only`), from a forked child."""
     ctx = forkserver(device)
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, device, child))
+    proc = ctx.Process(target=child_main, args=(mutant.task_id, mutant.source, device, only, child))
     proc.start()
     child.close()
     answer: str | None = f"timeout after {TIMEOUT_S:.0f} s"
@@ -339,24 +343,26 @@ def case_names(task_id: str) -> set[str]:
     return {name for name, _ in build_cases(task, None) + build_cases(task, SEED)}
 
 
-def carried_kills(previous: dict[str, dict], task_ids: list[str]) -> dict[tuple[str, str], str]:
-    """(task id, mutant name) → what killed it in `previous`, for kills by a case the task still has. Triage only
-    adds cases, so such a kill stands without a second run; a kill by a case since renamed or removed, a
-    timeout or a crash is not carried. Valid while the solutions are those `previous` mutated (as --rescore)."""
-    carried = {}
+def earlier_killers(previous: dict[str, dict], task_ids: list[str]) -> dict[tuple[str, str], str]:
+    """(task id, mutant name) → the case that killed it in `previous`, where the task still has that case. The
+    mutant is first run on that case alone: cases added during triage may change an earlier case's data, so
+    a kill is carried only when it happens again. A timeout or a crash names no case."""
+    killers = {}
     for task_id in task_ids:
         rows = previous.get(task_id, {}).get("rows", [])
         names = case_names(task_id) if rows else set()
         for row in rows:
-            if row["killed_by"] and row["killed_by"].split(": ")[0] in names:
-                carried[(task_id, row["mutant"])] = row["killed_by"]
-    return carried
+            case = (row["killed_by"] or "").split(": ")[0]
+            if case in names:
+                killers[(task_id, row["mutant"])] = case
+    return killers
 
 
 def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int = 1, device: str = "cpu",
           operators: frozenset[str] = frozenset(OPERATORS), previous: dict[str, dict] | None = None) -> dict[str, dict]:
     """Runs every mutant of the tasks made by `operators` (each in its own forked process, `workers` at a time),
-    except those `previous` (an earlier report of this device) saw killed by a case that still exists."""
+    a mutant that `previous` (an earlier report of this device) saw killed by a case is first run on that case
+    alone, and on every case only when it now passes it."""
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
@@ -364,14 +370,17 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
 
     known = equivalent()
     made = [m for task_id in task_ids for m in mutants(task_id, get_task(task_id).entry) if m.operator in operators]
-    carried = carried_kills(previous or {}, task_ids)
-    todo = [m for m in made if (m.task_id, m.name) not in carried]
     kept = [Mutant(task_id, "unmutated", 0, 0, (SOLUTIONS / f"{task_id}.py").read_text()) for task_id in task_ids]
     with ThreadPoolExecutor(max(1, workers)) as pool:
         run = partial(run_mutant, device=device)
         baselines = dict(zip(task_ids, pool.map(run, kept)))
-        todo = [m for m in todo if baselines[m.task_id] is None]  # a kill means nothing if the kept one fails
-        killers = dict(zip(todo, pool.map(run, todo)))
+        todo = [m for m in made if baselines[m.task_id] is None]  # a kill means nothing if the kept one fails
+        earlier = earlier_killers(previous or {}, task_ids)
+        first = [m for m in todo if (m.task_id, m.name) in earlier]
+        again = pool.map(lambda m: run(m, only=earlier[(m.task_id, m.name)]), first)
+        killers = {m: killer for m, killer in zip(first, again) if killer is not None}
+        rest = [m for m in todo if m not in killers]
+        killers.update(zip(rest, pool.map(run, rest)))
     report = {}
     for task_id, failure in baselines.items():
         if failure is not None:
@@ -380,7 +389,7 @@ def score(task_ids: list[str], log: Callable[[str], None] = print, workers: int 
     for task_id in (t for t in task_ids if baselines[t] is None):
         rows = []
         for mutant in (m for m in made if m.task_id == task_id):
-            killer = carried.get((task_id, mutant.name)) or killers.get(mutant)
+            killer = killers.get(mutant)
             key = f"{task_id} {mutant.operator}#{mutant.site}"
             rows.append({"mutant": mutant.name, "line": mutant.line, "killed_by": killer,
                          "equivalent": known.get(key)})
@@ -451,8 +460,8 @@ def main(argv: list[str]) -> int:
                              "for what the interpreter cannot show (bf16, a loop-carried dtype change)")
     parser.add_argument("--operators", help="comma-separated operators to apply (default: all); "
                                             "a partial run does not --write")
-    parser.add_argument("--rerun", metavar="JSON", help="run only the mutants this earlier report did not see "
-                                                        "killed by a case that still exists (after triage)")
+    parser.add_argument("--rerun", metavar="JSON", help="run each mutant this earlier report saw killed on the "
+                                                        "killing case alone first (fast re-measure after triage)")
     parser.add_argument("--rescore", metavar="JSON", help="re-count a saved --json report with the current "
                                                           "equivalents instead of running mutants")
     opts = parser.parse_args(argv)
