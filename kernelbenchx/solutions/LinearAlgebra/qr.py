@@ -29,7 +29,7 @@ def _copy_in_kernel(src_ptr, w_ptr, rows, cols, N, col0, s_b, s_r, s_c, BR: tl.c
 
 
 @triton.jit
-def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, tiny, NB: tl.constexpr, BR: tl.constexpr):
+def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, NB: tl.constexpr, BR: tl.constexpr):
     # One program per matrix: unblocked Householder QR of the panel W[j0:m, j0:j0+NB], then its T factor.
     m = tl.zeros((), tl.int64) + m
     n = tl.zeros((), tl.int64) + n
@@ -52,21 +52,23 @@ def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, tiny, NB: tl
             rows = r0 + ar
             x = tl.load(w_ptr + rows.to(tl.int64) * n + j, mask=rows < m, other=0.0)
             amax = tl.maximum(amax, tl.max(tl.abs(x), axis=0))
-        # the norm of the column scaled by its largest entry, so that tiny columns do not underflow; a column
-        # below `tiny` (near the dtype's underflow) counts as zero: no reflection
-        inv = tl.where(amax > tiny, 1.0 / tl.where(amax > tiny, amax, 1.0), 0.0)
+        # the norm of the column scaled by its largest entry, so that tiny columns do not underflow; 1/amax of a
+        # subnormal amax would overflow, so such a column is first scaled up by 2^64 (exact). Only an exactly zero
+        # column is skipped (no reflection): a threshold gave wrong factors for columns of tiny entries.
+        pre = tl.where(amax < 8.673617379884035e-19, 1.8446744073709552e19, 1.0)  # 2^-60, 2^64
+        inv = tl.where(amax > 0.0, 1.0 / tl.where(amax > 0.0, amax * pre, 1.0), 0.0)  # scaled: x·pre·inv
         sq = tl.zeros((), x0.dtype)
         for r0 in range(j + 1, m, BR):
             rows = r0 + ar
-            x = tl.load(w_ptr + rows.to(tl.int64) * n + j, mask=rows < m, other=0.0) * inv
+            x = tl.load(w_ptr + rows.to(tl.int64) * n + j, mask=rows < m, other=0.0) * pre * inv
             sq += tl.sum(x * x, axis=0)
         active = sq > 0.0
-        x0s = x0 * inv
+        x0s = x0 * pre * inv
         norm = amax * tl.sqrt(x0s * x0s + sq)
         beta = tl.where(x0 >= 0.0, -norm, norm)
         safe_beta = tl.where(active, beta, 1.0)
         tau = tl.where(active, (beta - x0) / safe_beta, 0.0)
-        scale = tl.where(active, 1.0 / tl.where(active, x0 - beta, 1.0), 0.0)
+        denom = tl.where(active, x0 - beta, 1.0)  # v = x / (x0 − beta), divided: 1/denom may overflow
         # w = vᵀ·P[j:, j+1:] over the panel columns right of j (v = [1, x·scale])
         rowj = tl.load(w_ptr + j.to(tl.int64) * n + pc, mask=pmask, other=0.0)
         right = pc > j
@@ -75,7 +77,7 @@ def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, tiny, NB: tl
             rows = r0 + ar
             mask = (rows < m)[:, None] & pmask[None, :]
             tile = tl.load(w_ptr + rows[:, None].to(tl.int64) * n + pc[None, :], mask=mask, other=0.0)
-            v = tl.sum(tl.where(pc[None, :] == j, tile, 0.0), axis=1) * scale
+            v = tl.where(active, tl.sum(tl.where(pc[None, :] == j, tile, 0.0), axis=1) / denom, 0.0)
             wv += tl.sum(tl.where(right[None, :], tile * v[:, None], 0.0), axis=0)
         tl.debug_barrier()
         # P[j:, j+1:] -= tau·v·wᵀ; column j becomes (beta, v)
@@ -86,7 +88,7 @@ def _qr_panel_kernel(w_ptr, tau_ptr, t_ptr, m, n, K, j0, steps, NP, tiny, NB: tl
             mask = (rows < m)[:, None] & pmask[None, :]
             ptrs = w_ptr + rows[:, None].to(tl.int64) * n + pc[None, :]
             tile = tl.load(ptrs, mask=mask, other=0.0)
-            v = tl.sum(tl.where(pc[None, :] == j, tile, 0.0), axis=1) * scale
+            v = tl.where(active, tl.sum(tl.where(pc[None, :] == j, tile, 0.0), axis=1) / denom, 0.0)
             tile = tl.where(pc[None, :] == j, v[:, None], tile - tau * v[:, None] * wv[None, :])
             tl.store(ptrs, tile, mask=mask)
         tl.store(tau_ptr + j, tau)
@@ -172,10 +174,9 @@ def _qr_factor(w, m, n):
     NP = max(triton.cdiv(k, NB), 1)
     tau = torch.empty((nb, max(k, 1)), dtype=w.dtype, device=w.device)
     t = torch.empty((nb, NP, NB, NB), dtype=w.dtype, device=w.device)
-    tiny = 1e-30 if w.dtype == torch.float32 else 1e-290
     for j0 in range(0, k, NB):
         steps = min(NB, k - j0)
-        _qr_panel_kernel[(nb,)](w, tau, t, m, n, k, j0, steps, NP, tiny, NB=NB, BR=64)
+        _qr_panel_kernel[(nb,)](w, tau, t, m, n, k, j0, steps, NP, NB=NB, BR=64)
         c0 = j0 + NB
         if c0 < n:
             BC = 32

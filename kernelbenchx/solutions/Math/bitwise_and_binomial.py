@@ -3,10 +3,12 @@ import triton
 import triton.language as tl
 
 # One elementwise kernel over the output (broadcast shape, up to 4 dims). Each output element finds its draw's
-# index in the draw shape (broadcast of total_count and p), so elements sharing a draw share its Philox counter
-# and therefore its value. K ~ Binomial(n, p) by inversion from one uniform: walk the CDF from 0 with the
-# recurrence pmf(k+1) = pmf(k)·(n−k)/(k+1)·p/(1−p), on min(p, 1−p) (then K = n − k for p > 1/2), so the walk
-# takes about n·min(p, 1−p) steps; in float32 (1−p)^n stays normal for n up to ~120.
+# index in the draw shape (broadcast of total_count and p), so elements sharing a draw share its Philox counters
+# and therefore its value. K ~ Binomial(n, p) is a sum of independent Binomial(c, p) draws over chunks of
+# c <= CHUNK trials, each by inversion from its own uniform (chunk j uses seed + j): walk the CDF from 0 with
+# the recurrence pmf(k+1) = pmf(k)·(c−k)/(k+1)·p/(1−p), on min(p, 1−p) (then K = n − k for p > 1/2), about
+# n·min(p, 1−p) steps in all. Chunks keep the walk's start (1−p)^c >= 2^-64 a normal float32: for a whole
+# n above ~120 at p near 1/2 it underflowed to 0 and every draw came out K = n.
 
 SEED = 0x9E3779B97F4A7C15 >> 2  # the signature has no seed: a fixed one (same inputs, same draws)
 
@@ -14,7 +16,8 @@ SEED = 0x9E3779B97F4A7C15 >> 2  # the signature has no seed: a fixed one (same i
 @triton.jit
 def _and_binomial_kernel(a_ptr, o_ptr, n_ptr, p_ptr, out_ptr, total, S1, S2, S3,
                          sa0, sa1, sa2, sa3, so0, so1, so2, so3, sn0, sn1, sn2, sn3, sp0, sp1, sp2, sp3,
-                         d0, d1, d2, d3, seed, LOGITS: tl.constexpr, BLOCK: tl.constexpr):
+                         d0, d1, d2, d3, seed, LOGITS: tl.constexpr, CHUNK: tl.constexpr,
+                         BLOCK: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < total
     i3 = offs % S3
@@ -35,17 +38,26 @@ def _and_binomial_kernel(a_ptr, o_ptr, n_ptr, p_ptr, out_ptr, total, S1, S2, S3,
         flip = x > 0.5
         q = tl.where(flip, 1.0 - x, x)
     draw = i0 * d0 + i1 * d1 + i2 * d2 + i3 * d3
-    u = tl.rand(seed, draw)
     ratio = q / (1.0 - q)
-    pmf = tl.exp(n * tl.log(1.0 - q))  # P(K = 0); q = 1/2 at most, so 1 − q ≥ 1/2
-    cdf = pmf
+    log_q1 = tl.log(1.0 - q)  # q = 1/2 at most, so 1 − q ≥ 1/2
     k = tl.zeros((BLOCK,), dtype=tl.float32)
-    walking = mask & (u >= cdf) & (k < n) & (q > 0.0)
-    while tl.sum(walking.to(tl.int32), axis=0) > 0:
-        pmf = pmf * ratio * (n - k) / (k + 1.0)
-        k = tl.where(walking, k + 1.0, k)
-        cdf = tl.where(walking, cdf + pmf, cdf)
-        walking = walking & (u >= cdf) & (k < n)
+    left = tl.where(mask & (q > 0.0), n, 0.0)  # trials not drawn yet
+    j = 0
+    while tl.max(left, axis=0) > 0.0:
+        c = tl.minimum(left, CHUNK)
+        u = tl.rand(seed + j, draw)
+        pmf = tl.exp(c * log_q1)  # P(K_chunk = 0)
+        cdf = pmf
+        kc = tl.zeros((BLOCK,), dtype=tl.float32)
+        walking = (u >= cdf) & (kc < c)
+        while tl.sum(walking.to(tl.int32), axis=0) > 0:
+            pmf = pmf * ratio * (c - kc) / (kc + 1.0)
+            kc = tl.where(walking, kc + 1.0, kc)
+            cdf = tl.where(walking, cdf + pmf, cdf)
+            walking = walking & (u >= cdf) & (kc < c)
+        k += kc
+        left -= c
+        j += 1
     k = tl.where(flip, n - k, k)
     tl.store(out_ptr + offs, k * m, mask=mask)
 
@@ -76,5 +88,5 @@ def bitwise_and_binomial(input, other, total_count, probs=None, logits=None):
     _and_binomial_kernel[(triton.cdiv(total, BLOCK),)](
         views[0], views[1], views[2], views[3], out, total, s4[1], s4[2], s4[3],
         *views[0].stride(), *views[1].stride(), *views[2].stride(), *views[3].stride(), *dstride, SEED,
-        LOGITS=logits is not None, BLOCK=BLOCK)
+        LOGITS=logits is not None, CHUNK=64, BLOCK=BLOCK)
     return out

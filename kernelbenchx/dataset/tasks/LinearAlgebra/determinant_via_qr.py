@@ -16,6 +16,19 @@ def reference(A: torch.Tensor, *, mode: str = "reduced") -> torch.Tensor:
     return (torch.det(Q).double() * diagonal).to(A.dtype)
 
 
+def subnormal_column(n, gen):
+    """float32 I + 0.5·G/√n whose column 0 is subnormal (1e-39 on the diagonal, ±1.4e-45 below it: they move the
+    determinant by about 1e-5 relative) and column 1 scaled by 1e30, so that det ≈ 1e-9 stays normal: 1/max|column|
+    overflows to inf in float32, so a Householder step must not scale column 0 by it. n = 65 fills exactly one
+    64-row block below the diagonal."""
+    a = inv.near_identity(n, gen)
+    signs = torch.rand(n - 1, generator=gen, dtype=torch.float64, device=gen.device) < 0.5
+    a[1:, 0] = torch.where(signs, -1e-45, 1e-45)
+    a[0, 0] = 1e-39
+    a[:, 1] *= 1e30
+    return a.float()
+
+
 def fixed_cases(gen):
     f64 = torch.float64
     yield "example", Call(torch.tensor([[2.0, -2.0, 18.0], [2.0, 1.0, 0.0], [1.0, 2.0, 0.0]]))
@@ -27,6 +40,11 @@ def fixed_cases(gen):
     yield "complete", Call(inv.near_identity(8, gen), mode="complete")
     yield "batch", Call(inv.shuffled_rows(inv.near_identity(4, gen, batch=(3,)), gen))
     yield "float32", Call(inv.shuffled_rows(inv.near_identity(11, gen, dtype=torch.float32), gen))
+    yield "float32_subnormal_column", Call(subnormal_column(65, gen))
+    # columns of tiny but nonzero entries need their reflection: a kernel treating a column below a threshold
+    # (1e-30, 1e-290) as zero returned 2e-31 here
+    yield "tiny_column_float32", Call(torch.tensor([[1e-31, 1.0], [1e-31, 2.0]]))
+    yield "tiny_column_float64", Call(torch.tensor([[1e-300, 1.0], [1e-300, 2.0]], dtype=f64))
 
 
 def random_cases(gen, mode):

@@ -23,6 +23,9 @@ def fixed_cases(gen):
     yield "column", Call(inv.gaussian((6, 1), gen))
     yield "upper_triangular", Call(torch.triu(inv.well_conditioned(4, 4, gen)))
     yield "float32_tall", Call(inv.well_conditioned(12, 7, gen, dtype=torch.float32))
+    # a well-conditioned matrix of tiny entries: a kernel treating columns below a threshold (1e-30) as zero
+    # skips their reflections and Q·R no longer rebuilds A
+    yield "float32_tiny_scale", Call(inv.well_conditioned(6, 4, gen, dtype=torch.float32) * 1e-32)
 
 
 def random_cases(gen, mode):

@@ -133,6 +133,23 @@ def fixed_cases(gen):
     m = ints((64, 256), 1, 100)
     yield "rng_structure", Call(m, m, torch.tensor(20), probs=uniform((64, 256), gen, 0.1, 0.9))
 
+    # int64 operands: input & other reaches 2^52 (past fp16's range and int32) with ≤ 12 significant bits, so
+    # K·(input & other) stays exact in float32.
+    def wide():
+        return randint((1024,), gen, -(1 << 12), 1 << 12) << randint((1024,), gen, 0, 41)
+
+    yield "int64_wide_and", Call(wide(), wide(), torch.tensor(20), probs=uniform((1024,), gen, 0.1, 0.9))
+    # total_count past fp16's exact integers (2048): p = 1 gives K = n exactly and p = 0 gives 0; p = 0.001 and
+    # 0.999 keep n·min(p, 1 − p) small.
+    pick = randint((256,), gen, 0, 4)
+    p = torch.where(pick == 0, 0.0, torch.where(pick == 1, 1.0, torch.where(pick == 2, 1e-3, 1.0 - 1e-3)))
+    yield "large_count", Call(ints((256,), 1, 100), ints((256,), 1, 100), randint((256,), gen, 2049, 5000),
+                              probs=p.float())
+    # p near 1/2 with n in the hundreds: (1 − p)^n underflows float32, so a CDF walk that starts from it never
+    # moves and every draw comes out K = n (a kept solution did this for n above ~150).
+    yield "half_p_large_count", Call(ints((2048,), 1, 100), ints((2048,), 1, 100), randint((2048,), gen, 150, 1200),
+                                     probs=uniform((2048,), gen, 0.35, 0.65))
+
 
 def random_cases(gen, mode):
     def ints(shape):
