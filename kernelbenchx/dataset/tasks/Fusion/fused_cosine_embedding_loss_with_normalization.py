@@ -45,6 +45,12 @@ def fixed_cases(gen):
     yield "zero_rows", Call(torch.tensor([[0.0, 0.0], [1.0, 1.0], [0.0, 0.0]]),
                             torch.tensor([[1.0, 2.0], [0.0, 0.0], [0.0, 0.0]]), torch.tensor([1, -1, 1]), -0.5,
                             "none")
+    # Rows of norm 1e-18 … 3e-13, below the 1e-12 clamp: the normalized rows have norms 1e-6 … 0.3, so the
+    # 1e-12 added to Σ a² and Σ b² is no longer negligible (cos shrinks by up to 1/√2).
+    scale = torch.tensor([1e-18, 1.0, 1e-18, 3e-18, 1.0, 3e-13, 1e-17])[:, None]
+    scale2 = torch.tensor([1.0, 1e-18, 1e-18, 1.0, 2e-18, 1.0, 1.0])[:, None]
+    yield "tiny_norm_rows", Call(sample((7, 5), gen) * scale, sample((7, 5), gen) * scale2,
+                                 torch.tensor([1, 1, -1, -1, 1, 1, -1]), -0.5, "none")
     yield "scaled_rows", Call(sample((6, 7), gen) * 1e3, sample((6, 7), gen) * 1e-3, signs(6, gen), 0.0, "none")
 
 

@@ -4,7 +4,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, input_flops, sample
+from kernelbenchx.dataset.task import Call, Task, input_flops, sample, uniform
 from kernelbenchx.dataset.tasks.Fusion import _stat_bounds as sb
 
 
@@ -38,6 +38,12 @@ def fixed_cases(gen):
     yield "wide_range_keepdim_float64", Call(sample((3, 5, 400), gen) * 20, (1, 2), True, torch.float64)
     yield "empty_rows", Call(torch.zeros(4, 0), 1)
     yield "size1_dim", Call(sample((6, 1), gen), 1)
+    # float64 means of exps near float32's max (~2.5e38 each): the float64 sum stays finite where a float32
+    # accumulator (or float32 partials) would overflow to +inf.
+    yield "float64_near_fp32_max", Call(uniform((4, 40), gen, 88.0, 88.6), 1, dtype=torch.float64)
+    # Few long rows (the split path) read through a non-contiguous (M, N) view: dim=0 gives row stride 1 and
+    # column stride 3; 8200 columns leave a partial last chunk and block.
+    yield "split_cols_strided", Call(sample((8200, 3), gen), 0)
 
 
 def random_cases(gen, mode):

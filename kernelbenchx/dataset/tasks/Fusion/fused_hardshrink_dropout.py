@@ -58,6 +58,10 @@ def fixed_cases(gen):
     yield "inplace", Call(sample((31, 64), gen), 0.3, True, True, 0.5, seed=9)
     yield "inplace_eval_leaves_input", Call(sample((10, 10), gen), 0.3, False, True)
     yield "exact_lambda_values", Call(torch.tensor([-1.0, -0.25, 0.25, 1.0, 0.5, -0.5] * 200), 0.5, seed=10)
+    # No dropout (eval, or p = 0): D = input exactly, so |D| == lambd must shrink to 0 (strict >).
+    at_lambda = torch.tensor([-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 1.0, 0.75] * 40)
+    yield "exact_lambda_eval", Call(at_lambda, 0.5, False, lambd=0.5)
+    yield "exact_lambda_p_zero", Call(at_lambda.reshape(16, 20), 0.0, True, lambd=0.25)
     # RNG structure: batch elements × rows × columns spanning many blocks, every drop observable.
     yield "rng_structure", Call(spread((8, 32, 128), gen), 0.5, lambd=0.25, seed=0x2545F4914F6CDD1D)
     x = spread((4, 16, 32), gen)

@@ -4,6 +4,7 @@ import torch
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.layouts import sliced, transposed
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, sample
 
 
@@ -32,11 +33,19 @@ def fixed_cases(gen):
                                           torch.tensor([0.1, 0.1, 0.1]), rounding_mode="floor")
     yield "three_3d", Call([sample((2, 1, 3), gen), sample((2, 4, 3), gen), sample((2, 2, 3), gen)],
                            nonzero((2, 7, 3), gen))
+    # The layout cases relay only top-level tensors, not the list: stacked tensors that are themselves
+    # non-contiguous views (a padded row stride, every dimension reversed, an inner stride of 2).
+    yield "strided_stacked_views", Call([sliced(sample((2, 3, 4), gen)), transposed(sample((2, 2, 4), gen)),
+                                         sample((2, 4, 8), gen)[:, :, ::2]], nonzero((2, 9, 4), gen))
     yield "int64_true_division", Call([torch.tensor([[1, 2, 3], [4, 5, 6]]), torch.tensor([[7], [-8]])], 2)
     yield "int64_floor", Call([torch.tensor([7, -7, 9]), torch.tensor([-9, 0])],
                               torch.tensor([2, 2, -2, -2, 3]), rounding_mode="floor")
     yield "int64_beyond_int32_trunc", Call([torch.tensor([2 ** 40 + 3, -(2 ** 35) - 1]), torch.tensor([2 ** 33 + 5])],
                                            7, rounding_mode="trunc")
+    # a 0-dim tensor divisor promotes only across categories (torch.result_type): float32 ÷ a float64 scalar
+    # tensor stays float32
+    yield "zero_dim_float64_divisor", Call([sample((3, 2), gen), sample((3, 4), gen)],
+                                           torch.tensor(-1.5, dtype=torch.float64))
 
 
 def random_cases(gen, mode):

@@ -27,6 +27,13 @@ def fixed_cases(gen):
     yield "module_flags", Call(sample((1, 3, 7, 7), gen), sample((4, 3, 3, 3), gen), sample((4,), gen), padding="same",
                                num_features=4, momentum=0.3, affine=True, track_running_stats=True)
     yield "two_pixel_planes", Call(sample((2, 3, 4, 3), gen), sample((4, 3, 3, 3), gen), sample((4,), gen))
+    # planes centred far from zero (bias ~100, spread ~1): the mean must be kept to fp32 accuracy, a mean or
+    # 1/std rounded to fp16 (or E[s²] − E[s]² in low precision) shifts every normalized value visibly
+    yield "large_offset", Call(sample((2, 3, 8, 8), gen), sample((4, 3, 3, 3), gen) * 0.2,
+                               100.0 + sample((4,), gen))
+    # tiny values with the default eps: the variance (~1e-7) is far below eps = 1e-5, so the output scales as
+    # 1/sqrt(eps) and a different default eps shows in the relative RMS error
+    yield "tiny_values_default_eps", Call(sample((2, 3, 7, 7), gen) * 1e-4, sample((4, 3, 3, 3), gen))
 
 
 def flags(gen):

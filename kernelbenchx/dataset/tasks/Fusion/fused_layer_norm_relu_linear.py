@@ -26,6 +26,10 @@ def fixed_cases(gen):
     yield "two_normalized_dims", Call(sample((2, 5, 16), gen), sample((12, 16), gen), sample((12,), gen), [5, 12])
     yield "dead_rows", Call(sample((3, 8), gen), sample((6, 8), gen) * 0.01, torch.full((6,), -10.0), 6)
     yield "no_affine_large_eps", Call(sample((5, 10), gen), sample((7, 10), gen), sample((7,), gen), [7], 0.5, False)
+    # Activations ~1e-4 (variance ~1e-7, well below the default eps): the output scales as 1/sqrt(var + eps), so it
+    # exposes a wrong, dropped or misplaced eps (including the default one).
+    yield "tiny_activations_default_eps", Call(sample((6, 32), gen), sample((24, 32), gen) * 1e-4,
+                                               sample((24,), gen) * 1e-4)
 
 
 def affine(gen):

@@ -28,7 +28,18 @@ def fixed_cases(gen):
     yield "p1_keepdim", Call(*pair(gen, "standard", (9, 33)), 1.0, keepdim=True)
     yield "p3_eps", Call(*pair(gen, "standard", (7, 20)), 3.0, 1e-3, 1e-2)
     yield "tiny_norms", Call(sample((5, 16), gen) * 1e-14, sample((5, 16), gen), 2.0, 1e-12)
+    # Norms below the DEFAULT eps_norm (1e-12): the rows of x1 are divided by eps_norm, not by their norm.
+    yield "tiny_norms_default_eps", Call(sample((5, 16), gen) * 1e-13, sample((5, 16), gen))
+    # eps_norm larger than the row norms, for p = 2, 1 and inf: the clamp decides the normalized values.
+    yield "eps_norm_clamps", Call(sample((5, 16), gen) * 1e-3, sample((5, 16), gen), 2.0, 0.1)
+    yield "eps_norm_clamps_p1", Call(sample((5, 16), gen) * 1e-3, sample((5, 16), gen), 1.0, 0.5)
+    yield "eps_norm_clamps_pinf", Call(sample((5, 16), gen), sample((5, 16), gen) * 1e-3, float("inf"), 0.05)
     yield "broadcast_row", Call(sample((6, 10), gen), sample((1, 10), gen))
+    # x1 is the broadcast operand (its normalized rows are read with stride 0), along the rows, the last
+    # dimension, or both leading dimensions of a 3-D shape.
+    yield "broadcast_row_x1", Call(sample((1, 10), gen), sample((6, 10), gen))
+    yield "broadcast_last_dim_x1", Call(sample((6, 1), gen), sample((6, 10), gen))
+    yield "broadcast_3d_x1", Call(sample((1, 1, 6), gen), sample((4, 5, 6), gen))
     yield "three_dims", Call(*pair(gen, "standard", (4, 5, 6)))
 
 

@@ -54,6 +54,11 @@ def fixed_cases(gen):
                                               padding="same"), True, 0.5)
     yield "train_momentum1_rect_stride", Call(*with_conv(layer(gen, "standard", (2, 3, 4, 5), (4, 3, 3, 3)),
                                                          stride=(2, 1), padding=(0, 1)), True, 1.0, 1e-5)
+    # training mode on channels centred far from zero (conv bias ~100, spread ~1): scale·v + shift cancels two
+    # values of ~100, so scale and shift must be fp32 (an fp16 scale is off by ~100·2^-12 after the cancellation)
+    args = layer(gen, "standard", (2, 3, 6, 6), (4, 3, 3, 3))
+    args[2] = args[2] + 100.0
+    yield "train_large_offset", Call(*args, True)
 
 
 def random_cases(gen, mode):

@@ -5,6 +5,7 @@ import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.layouts import sliced, transposed
 from kernelbenchx.dataset.task import Call, Task, sample, uniform
 
 
@@ -20,6 +21,11 @@ def fixed_cases(gen):
     yield "int_size_upsample", Call(sample((1, 2, 3, 4), gen), 6)
     yield "none_size", Call(sample((2, 3, 9, 10), gen), (None, 4))
     yield "unbatched", Call(sample((4, 10, 12), gen), (3, 5))
+    # Large windows (global pooling) of non-contiguous inputs: the layout cases relay a small-window case.
+    yield "global_transposed", Call(transposed(sample((2, 3, 12, 10), gen)), 1)
+    yield "big_windows_sliced", Call(sliced(sample((1, 2, 20, 18), gen) * 2.0), (2, 1))
+    # a 47×47 window: an area of 2209 is not exact in float16 (nor any odd count above 2048); mean near 2
+    yield "global_odd_area_2209", Call(sample((1, 2, 47, 47), gen) + 2.0, 1)
     yield "saturating", Call(torch.tensor([[[[-200.0, -100.0], [40.0, 200.0]]]]).repeat(1, 2, 2, 2), (2, 2))
 
 

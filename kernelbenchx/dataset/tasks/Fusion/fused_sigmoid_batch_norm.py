@@ -36,12 +36,22 @@ def fixed_cases(gen):
     yield "train_two_samples_momentum1", Call(*bn_inputs(gen, "standard", (2, 7)), True, 1.0)
     yield "eval_large_eps", Call(*bn_inputs(gen, "standard", (5, 3, 4)), eps=2.0)
     yield "train_constant_channel", Call(torch.ones(6, 3), torch.zeros(3), torch.ones(3), None, None, True)
+    # Variances far below the default eps (centred data ~1e-3, so no cancellation): the normalized values scale
+    # as 1/sqrt(var + eps), which exposes a wrong, dropped or misplaced eps, in both modes.
+    yield "eval_tiny_var_default_eps", Call(sample((12, 5), gen) * 2e-3, sample((5,), gen) * 1e-3,
+                                            uniform((5,), gen, 0.0, 2e-6), uniform((5,), gen, 0.5, 1.5),
+                                            sample((5,), gen) * 0.5)
+    yield "train_tiny_var_default_eps", Call(sample((16, 6), gen) * 1e-3, sample((6,), gen) * 1e-3,
+                                             uniform((6,), gen, 0.0, 2e-6), uniform((6,), gen, 0.5, 1.5), None,
+                                             True)
 
 
 def random_cases(gen, mode):
     yield "train_2d", Call(*bn_inputs(gen, mode, (64, 300)), True)
     yield "eval_3d", Call(*bn_inputs(gen, mode, (16, 48, 67)))
     yield "train_3d_no_affine", Call(*bn_inputs(gen, mode, (8, 24, 129), affine=False), True, 0.2)
+    # More samples than a batch-statistics kernel would split N into (515 = 2·257 + 1): a partial last split.
+    yield "train_tall_partial_split", Call(*bn_inputs(gen, mode, (515, 6)), True)
 
 
 def perf_cases(gen):

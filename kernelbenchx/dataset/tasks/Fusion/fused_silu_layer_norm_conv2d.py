@@ -42,6 +42,10 @@ def fixed_cases(gen):
                                 torch.tensor([1.0, 1.0, 1.0]))
     yield "per_sample_scale", Call(*conv_inputs(gen, "standard", (3, 2, 8, 8), (4, 2, 3, 3))[:2],
                                    sample((4, 2, 3, 3), gen) * 100.0, None)
+    # tiny values with the default ln_eps: the variance (~1e-8) is far below eps = 1e-5, so the output scales as
+    # 1/sqrt(eps) and a different default eps shows in the relative RMS error
+    x, weight, w, _ = conv_inputs(gen, "standard", (2, 3, 7, 7), (4, 3, 3, 3), bias=False)
+    yield "tiny_values_default_eps", Call(x * 1e-4, weight, w)
 
 
 def random_cases(gen, mode):

@@ -49,6 +49,12 @@ def fixed_cases(gen):
     yield "equal_sums", Call(torch.ones(6, 10), 1)
     yield "two_sums_correction2", Call(sample((2, 50), gen), 1, correction=2)
     yield "single_sum", Call(sample((1, 7), gen), 1)
+    # float64 sums of rows holding one large term (3e7, exact in float32) plus N(0, 1) values: a float32
+    # accumulator rounds each sum to a multiple of 2, far outside the float64 bound. Row- and column-major views.
+    big = sample((24, 40), gen)
+    big[:, 3] = 3e7
+    yield "float64_large_term_rows", Call(big, 1, dtype=torch.float64)
+    yield "float64_large_term_cols", Call(big.t().contiguous(), 0, False, torch.float64, 0)
 
 
 def random_cases(gen, mode):

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, randint, sample
 
 
 def reference(input: torch.Tensor, weight1: torch.Tensor, weight2: torch.Tensor, residual: torch.Tensor,
@@ -35,6 +35,14 @@ def fixed_cases(gen):
     yield "peaked_softmax", Call(*block(gen, "standard", (2, 9), 32, 40, 16, gain=50.0), dropout_p=0.0)
     x, w1, w2, _ = block(gen, "standard", (4,), 8, 8, 8)
     yield "zero_residual_constant_rows", Call(x, w1, torch.ones(8, 8), torch.zeros(4, 8), 0.0)
+    # Logits near 96 (a common offset through a constant input column; softmax is shift-invariant) whose 1/64
+    # detail decides the softmax: small integers times multiples of 1/64, so Z1 is exact in fp32 and in TF32
+    # products, but an intermediate Z1 held in float16 (ulp 1/16 there) visibly moves the probabilities.
+    x = randint((2, 3, 8), gen, -3, 4).float()
+    x[..., 0] = 1.0
+    w1 = randint((8, 16), gen, -32, 33).float() / 64
+    w1[0] = 96.0
+    yield "offset_logits", Call(x, w1, sample((16, 8), gen), sample((2, 3, 8), gen) * 0.1, 0.0)
 
 
 def random_cases(gen, mode):

@@ -29,6 +29,13 @@ def fixed_cases(gen):
     yield "int64_input", Call(1, torch.arange(60).reshape(6, 10), torch.tensor([0, 9, 4]), -7)
     yield "nonfinite_value", Call(0, sample((4, 5), gen), torch.tensor([1, 2]), float("inf"))
     yield "vector", Call(0, sample((100,), gen), torch.tensor([0, 99, 50]), float("nan"))
+    # A strided (non-contiguous) index: its entries are every other element of a larger buffer.
+    yield "strided_index", Call(1, sample((5, 9), gen), torch.tensor([8, 100, 0, 100, -2])[::2], 4.0)
+    # Rank 0: a scalar x takes dim 0 and indices 0 / -1; the index is strided as well.
+    yield "scalar_strided_index", Call(0, torch.tensor(3.0), torch.tensor([0, 7, -1, 7, 0])[::2], 5.0)
+    # Ranks 4 and 5 (the slice has three or four dimensions besides dim).
+    yield "rank4", Call(-2, sample((3, 4, 5, 6), gen), torch.tensor([4, 0, -1]), -2.0)
+    yield "rank5", Call(2, sample((2, 3, 4, 5, 6), gen), torch.tensor([3, 0]), 1.5)
 
 
 def random_cases(gen, mode):

@@ -23,6 +23,10 @@ def fixed_cases(gen):
     yield "general", Call(inv.diagonalizable(7, gen))
     yield "batch", Call(inv.diagonalizable(5, gen, batch=(2,)))
     yield "float32", Call(inv.diagonalizable(6, gen, dtype=torch.float32))
+    # one batch, two matrices 180 decades apart: each matrix's Householder scaling must see only its own
+    # column (a read one row past matrix 0 picks up matrix 1's 1e90 entries and underflows every square)
+    scales = torch.tensor([1e-90, 1e90], dtype=f64, device=gen.device).view(2, 1, 1)
+    yield "batch_scales", Call(inv.diagonalizable(5, gen, batch=(2,)) * scales)
 
 
 def random_cases(gen, mode):

@@ -37,6 +37,8 @@ def random_cases(gen, mode):
     yield "batch", Call(inv.symmetric_indefinite(33, gen, mode, batch=(3,)))
     yield "float32_indefinite_n90", Call(inv.symmetric_indefinite(90, gen, mode, torch.float32),
                                          hermitian=inv.coin(gen))
+    # symmetric Gaussian matrices take many 2×2 pivots: at n = 100 the rank-2 update spans two row tiles
+    yield "gaussian_symmetric_n100", Call(symmetric_gaussian(100, gen, mode), hermitian=inv.coin(gen))
 
 
 def perf_cases(gen):

@@ -20,6 +20,24 @@ def low_rank(m, n, rank, gen, mode="standard"):
     return inv.gaussian((m, rank), gen, mode) @ inv.gaussian((rank, n), gen, mode)
 
 
+def with_spectrum(m, n, s, gen, mode="standard", dtype=torch.float64):
+    """U·diag(s)·Vᵀ with random orthonormal U (m×k) and V (n×k), k = len(s): singular values exactly s."""
+    k = len(s)
+    u = torch.linalg.qr(inv.gaussian((m, k), gen, mode))[0]
+    v = torch.linalg.qr(inv.gaussian((n, k), gen, mode))[0]
+    return (u * torch.tensor(s, dtype=torch.float64) @ v.mT).to(dtype)
+
+
+def tiny_block(b, rows, gen):
+    """blockdiag(b, t) in float32: t a column of `rows` N(0, 1)·1e-41 values, subnormal in float32 (near underflow:
+    1/max|t| overflows), a singular value of about 1e-41 beside b's."""
+    m, n = b.shape
+    a = torch.zeros(m + rows, n + 1, dtype=torch.float64, device=gen.device)
+    a[:m, :n] = b
+    a[m:, n] = inv.gaussian((rows,), gen) * 1e-41
+    return a.to(torch.float32)
+
+
 def fixed_cases(gen):
     yield "example_2x3", Call(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     yield "square", Call(inv.well_conditioned(4, 4, gen))
@@ -28,6 +46,11 @@ def fixed_cases(gen):
     yield "zero_matrix", Call(torch.zeros(3, 4, dtype=torch.float64))
     yield "batch", Call(inv.well_conditioned(4, 3, gen, batch=(2,)))
     yield "float32_wide", Call(inv.well_conditioned(5, 8, gen, dtype=torch.float32))
+    # rcond relative to max(S) = 50: cuts 0.25 (an rcond ignored, or taken as absolute, keeps it)
+    yield "rcond_cut_scaled", Call(with_spectrum(7, 5, [50.0, 25.0, 10.0, 4.0, 0.25], gen), rcond=0.01)
+    # a column near float32's underflow: its singular value is cut by rcond (a float32 SVD resolves it only to
+    # about ε·max(S), so rcond is well above that)
+    yield "float32_tiny_column", Call(tiny_block(inv.well_conditioned(4, 4, gen), 65, gen), rcond=1e-3)
 
 
 def random_cases(gen, mode):
@@ -36,6 +59,8 @@ def random_cases(gen, mode):
     yield "tall_40x24", Call(inv.well_conditioned(40, 24, gen, mode), full_matrices=inv.coin(gen))
     yield "wide_20x40_reduced", Call(inv.well_conditioned(20, 40, gen, mode), full_matrices=False)
     yield "rank3_cut", Call(low_rank(30, 24, 3, gen, mode), rcond=1e-9, full_matrices=inv.coin(gen))
+    yield "rcond_cut_10x7", Call(with_spectrum(10, 7, [8.0, 6.0, 3.0, 2.0, 1.0, 0.05, 0.02], gen, mode),
+                                 rcond=0.02, full_matrices=inv.coin(gen))
     yield "batch", Call(inv.well_conditioned(16, 16, gen, mode, batch=(3,)))
     yield "float32_tall_48x30", Call(inv.well_conditioned(48, 30, gen, mode, torch.float32),
                                      full_matrices=inv.coin(gen))
@@ -75,8 +100,8 @@ TASK = Task(
         # expanded (stride-0) views repeat a row: a rank-1 matrix whose other singular values are rounding
         # noise, cut or kept by rcond depending on the last bits
         layouts=inv.STRUCTURED_LAYOUTS,
-        notes="The pseudoinverse is unique for these inputs (full rank and well-conditioned, or exactly "
-              "low-rank with rcond far between the kept and the cut singular values) and compared "
+        notes="The pseudoinverse is unique for these inputs (full rank and well-conditioned, or with rcond far "
+              "between the kept and the cut singular values, e.g. exactly low-rank) and compared "
               "elementwise: |X − X_ref| ≤ 8·tol·(RMS(X_ref) + |X_ref|), with "
               f"{inv.tolerance_text()} (the line above is n = 256, float64).",
     ),

@@ -5,6 +5,7 @@ import torch
 from kernelbenchx.dataset import invariants as inv
 from kernelbenchx.dataset.contract import Contract
 from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.layouts import transposed
 from kernelbenchx.dataset.task import Call, Task
 
 
@@ -27,6 +28,9 @@ def fixed_cases(gen):
     yield "batch_vectors", Call(inv.symmetric_indefinite(5, gen, dtype=f32, batch=(2,)),
                                 inv.gaussian((2, 5), gen, dtype=f32))
     yield "1x1", Call(torch.tensor([[-2.0]]), torch.tensor([3.0]))
+    # a matrix right-hand side stored column-major (unit stride down the rows, not along them)
+    yield "matrix_rhs_column_major", Call(inv.symmetric_indefinite(10, gen, dtype=f32),
+                                          transposed(inv.gaussian((10, 4), gen, dtype=f32)))
 
 
 def random_cases(gen, mode):

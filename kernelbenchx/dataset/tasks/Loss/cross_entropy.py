@@ -5,6 +5,7 @@ import torch.nn.functional as F
 
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
+from kernelbenchx.dataset.layouts import strided
 from kernelbenchx.dataset.task import Call, Task, randbool, randint, sample, uniform
 from kernelbenchx.dataset.tasks.Loss.nll_loss import selected_weights
 from kernelbenchx.dataset import bounds as _bounds
@@ -65,6 +66,8 @@ def fixed_cases(gen):
     yield "spatial", Call(sample((2, 4, 3, 5), gen), targets((2, 3, 5), 4, gen, p_ignore=0.2))
     yield "spatial_weighted_none", Call(sample((2, 3, 7), gen), targets((2, 7), 3, gen), uniform((3,), gen),
                                         reduction="none")
+    # the class weights as a non-contiguous view (stride 2, poison between): w[y] must be read through its stride
+    yield "weight_strided", Call(sample((12, 9), gen), targets((12,), 9, gen), strided(uniform((9,), gen, 0.5, 2.0)))
 
 
 def random_cases(gen, mode):

@@ -22,6 +22,12 @@ def fixed_cases(gen):
     for n in (0, 1, 2, 5, 6, 7, 11):
         yield f"ramp_n{n}", Call(x, n)
     yield "unit_interval_n24", Call(torch.linspace(-1.0, 1.0, 1001), 24)
+    # n = 32 magnifies an acos a few ulps off (e.g. an inexact polynomial coefficient) past the tolerance
+    yield "unit_interval_n32", Call(torch.linspace(-1.0, 1.0, 4001), 32)
+    # degrees beyond fp16's exact integers (2048) and range (65504), at x just below 1 where n·acos(x) stays
+    # small (≤ 50), so fp32 evaluation of cos(n·acos(x)) stays well inside the tolerance
+    yield "high_degree", Call((1.0 - torch.arange(1, 5, dtype=torch.float32) * 2.0 ** -24).reshape(4, 1),
+                              torch.tensor([[2049, 2051, 3001, 4097, 4099, 8191, 12289, 16385, 65521, 70001]]))
     yield "endpoints", Call(torch.tensor([-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, 0.0, 0.0]),
                             torch.tensor([3, 3, 8, 8, 0, 13, 9, 10]))
     yield "negative_degree", Call(torch.tensor([0.5, -1.0, 3.0, nan]), torch.tensor([-1, -1, -2, -5]))
@@ -73,7 +79,8 @@ TASK = Task(
                       tolerance=Tolerance(rtol=1e-5, atol=2e-5),
                       notes="atol is 2e-5 rather than 1e-5: for |x| < 1 and n > 6 the fp32 value of "
                             "cos(n·acos(x)) carries n times the rounding error of acos (the reference's own "
-                            "error reaches ~4e-6 at n = 16 and ~7e-6 at n = 24, the largest degrees tested)."),
+                            "error reaches ~4e-6 at n = 16 and ~7e-6 at n = 24 and 32; higher degrees are "
+                            "tested only at x next to 1, where n·acos(x) stays small)."),
     flops=elementwise_flops(20),
     deviations=(
         Deviation(Kind.TOLERANCE, "assert_close at rtol = atol = 1e-5", "rtol 1e-5, atol 2e-5",
@@ -81,7 +88,8 @@ TASK = Task(
                   "the reference's own error reaches ~7e-6 at n = 24"),
         Deviation(Kind.COVERAGE, "x in [-1, 1] (clamped N(0, 1)) with n = 0, 1, 2, 3, 5 and 10 as Python ints",
                   "adds |x| > 1, ±inf and NaN, negative n, n as an int64 tensor broadcasting with x (the catalogue "
-                  "documents n as a tensor), degrees up to 24, empty tensors, rank 4 and 5 broadcasts",
+                  "documents n as a tensor), degrees up to 32 (up to 70001 next to x = 1), empty tensors, rank 4 "
+                  "and 5 broadcasts",
                   "torch.special.chebyshev_polynomial_t defines every one of these; its per-branch rules "
                   "(n < 0, |x| = 1, n > 6 with |x| < 1, recurrence) are where kernels go wrong"),
         Deviation(Kind.COVERAGE, "an `out=` argument (never passed by the tests)", "no `out=` argument",

@@ -38,6 +38,11 @@ def fixed_cases(gen):
     yield "norm_backward", Call(sample((33,), gen), norm="backward")
     yield "length_one_dim", Call(complex_sample((1, 12), gen), norm="ortho")
     yield "large_prime", Call(sample((2, 257), gen), dim=(1,))  # a prime factor above 64 or 128
+    # a length past 2048 that is not a power of two (3003 = 3·7·11·13): stage sizes and twiddle angles beyond
+    # fp16's exact integers
+    yield "long_odd", Call(complex_sample((2, 3003), gen), dim=(1,), norm="ortho")
+    # rank 5, zero-padding a leading dim of a sliced view (the parent's row past the slice must read as zero)
+    yield "rank5_pad_slice", Call(sample((4, 3, 2, 2, 6), gen)[:3], s=(8, 5), dim=(4, 0))
 
 
 def random_cases(gen, mode):
@@ -120,7 +125,7 @@ TASK = Task(
                   "and grows with the length (the float32 reference is ~1.5e-6 × RMS from exact at 2^23 points), "
                   "so the bound scales with the output's RMS"),
         Deviation(Kind.COVERAGE, "float32 4×4 and 16×16 inputs, s = (2, 2) or (8, 8), dim (0, 1), norm 'ortho'",
-                  "float32 and complex64 inputs, 1-D to 3-D, odd, prime and large-prime lengths, padding and "
+                  "float32 and complex64 inputs, 1-D to 5-D, odd, prime, large-prime and long odd lengths, padding and "
                   "trimming through s, dim subsets in any order, length-1 dims, every norm",
                   "the catalogue describes the full torch.fft.fftn interface; power-of-two 4×4 inputs cannot tell "
                   "a radix-2-only kernel from a general one"),

@@ -55,6 +55,17 @@ def fixed_cases(gen):
                                        torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1), eps_distance=0.1)
     yield "norm_eps_active", Call(1e-8 * sample((3, 6, 4), gen), 1e-8 * sample((3, 6, 4), gen), 1.0, 0.0,
                                   eps_norm=1e-3)
+    # Zero distances (identical rows, eps_distance = 0) under a general p: the p-th root of 0 is 0.
+    yield "zero_rows_p3", Call(torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1),
+                               torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1), 3.0, 0.0)
+    yield "zero_rows_p1_5_norm_p3", Call(torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1),
+                                         torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1), 1.5, 0.0,
+                                         p_norm=3.0)
+    # Identical rows under the DEFAULT eps_distance (1e-6): their distance is eps_distance·D^(1/p) exactly.
+    yield "identical_rows_default_eps", Call(torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1),
+                                             torch.cat([torch.ones(2, 3, 5), sample((2, 3, 5), gen)], 1))
+    # Distances whose norm is below the DEFAULT eps_norm (1e-12): they are divided by eps_norm.
+    yield "tiny_distances_default_eps_norm", Call(1e-14 * sample((2, 3, 4), gen), torch.zeros(2, 3, 4), 2.0, 0.0)
 
 
 def random_cases(gen, mode):

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset import quantized
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.quantized import Limits, activation_sample
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, randint, sample
 
 # Measured with kernel-like variants of the pipeline and 100 stage-2 seeds: atol is twice the largest
 # elementwise effect of rounding flips, LIMITS twice the worst faithful error against the float result.
@@ -40,6 +40,11 @@ def fixed_cases(gen):
     yield "extreme_token_scales", Call(sample((1, 8, 16), gen) * torch.logspace(-2, 2, 8).reshape(1, 8, 1),
                                        sample((1, 8, 16), gen), sample((1, 8, 16), gen) * 100.0)
     yield "odd_head_dim", Call(sample((3, 19, 40), gen), sample((3, 23, 40), gen), sample((3, 23, 40), gen))
+    # Exact .5 ties of both signs and both parities (each value row's max is 127, so its scale is exactly 1):
+    # round half to even sends -1.5 to -2 and 2.5 to 2, and the dequantized values reach the output directly.
+    v = randint((1, 16, 64), gen, -30, 30).float() + 0.5
+    v[..., 0] = 127.0
+    yield "half_ties_value", Call(sample((1, 8, 64), gen), sample((1, 16, 64), gen), v)
 
 
 def random_cases(gen, mode):

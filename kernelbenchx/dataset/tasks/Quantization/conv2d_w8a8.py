@@ -43,6 +43,16 @@ def fixed_cases(gen):
     yield "negative_zero", Call(torch.where(sample((1, 2, 6, 6), gen) > 0, -0.0, 1.0), sample((2, 2, 2, 2), gen))
     yield "kernel_7x7_stride2_pad3", Call(sample((1, 3, 23, 21), gen), sample((16, 3, 7, 7), gen),
                                           sample((16,), gen), 2, 3)
+    # exact ties: with scales of exactly 1 (input max 127, every filter's max 127), every other input value is
+    # r + 0.5 with |r + 0.5| in [63.5, 126.5], both signs and both parities of r; round half to even is the
+    # pipeline, and rounding these ties any other way (half away from zero, half up, odd/even mixed up below
+    # zero) moves RMS(out − pipeline) to several times the quantization error
+    x = (torch.randint(63, 127, (1, 3, 7, 7), generator=gen).float() + 0.5) * torch.where(
+        torch.rand((1, 3, 7, 7), generator=gen) < 0.5, -1.0, 1.0)
+    x[0, 0, 0, 0] = 127.0
+    w = torch.randint(-126, 127, (4, 3, 3, 3), generator=gen).float()
+    w[:, 0, 0, 0] = 127.0
+    yield "exact_ties_half_even", Call(x, w)
 
 
 def random_cases(gen, mode):
