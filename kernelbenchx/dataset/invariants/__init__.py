@@ -29,7 +29,7 @@ from kernelbenchx.dataset.invariants.checks import (
 from kernelbenchx.dataset.invariants.flops import batch_count, lu_flops, qr_flops, svd_flops
 from kernelbenchx.dataset.invariants.inputs import (
     STRUCTURED_LAYOUTS, cholesky_factor, coin, diagonalizable, gaussian, low_rank_plus_noise, near_identity,
-    needs_pivoting, shuffled_rows, spd, spectrum, symmetric_indefinite, well_conditioned,
+    needs_pivoting, shuffled_rows, spd, spectrum, symmetric_indefinite, tiny_column_block, well_conditioned,
 )
 from kernelbenchx.dataset.invariants.problems import (
     batch_max, close_problem, orthonormal_problem, permutation_matrix_problem, reconstruction_problem,
@@ -46,6 +46,6 @@ __all__ = [
     "cholesky_check", "close_check", "eig_check", "ldl_check", "ldl_rebuild", "lu_check", "multiset_problem",
     "pivot_blocks", "qr_check", "singular_values_problem", "svd_check", "STRUCTURED_LAYOUTS", "cholesky_factor",
     "coin", "diagonalizable", "gaussian", "low_rank_plus_noise", "near_identity", "needs_pivoting",
-    "shuffled_rows", "spd", "spectrum", "symmetric_indefinite", "well_conditioned", "batch_count", "lu_flops",
-    "qr_flops", "svd_flops",
+    "shuffled_rows", "spd", "spectrum", "symmetric_indefinite", "tiny_column_block", "well_conditioned",
+    "batch_count", "lu_flops", "qr_flops", "svd_flops",
 ]

@@ -76,6 +76,17 @@ def near_identity(n: int, gen: torch.Generator, mode: str = "standard", dtype=to
     return well_conditioned(n, n, gen, mode, dtype, batch, shift=1.0 / scale) * scale
 
 
+def tiny_column_block(b: torch.Tensor, rows: int, gen: torch.Generator) -> torch.Tensor:
+    """blockdiag(b, t) in float32: t a column of `rows` N(0, 1)·1e-41 values, subnormal in float32 (near underflow:
+    1/max|t| overflows), a singular value of about 1e-41 beside b's. With rows = 65 the 64 entries below the
+    diagonal fill a whole 64-row block, so no masked lane hides a NaN from the column's scaling."""
+    m, n = b.shape
+    a = torch.zeros(m + rows, n + 1, dtype=torch.float64, device=gen.device)
+    a[:m, :n] = b
+    a[m:, n] = gaussian((rows,), gen) * 1e-41
+    return a.to(torch.float32)
+
+
 def spd(n: int, gen: torch.Generator, mode: str = "standard", dtype=torch.float64,
         batch: tuple[int, ...] = ()) -> torch.Tensor:
     """G·Gᵀ/n + I: symmetric positive definite with eigenvalues in about [1, 5]."""

@@ -13,16 +13,6 @@ def reference(A: torch.Tensor, k: int, *, full_matrices: bool = True) -> torch.T
     return U[..., :, :k] @ torch.diag_embed(S[..., :k]) @ Vh[..., :k, :]
 
 
-def tiny_block(b, rows, gen):
-    """blockdiag(b, t) in float32: t a column of `rows` N(0, 1)·1e-41 values, subnormal in float32 (near underflow:
-    1/max|t| overflows), a singular value of about 1e-41 beside b's."""
-    m, n = b.shape
-    a = torch.zeros(m + rows, n + 1, dtype=torch.float64, device=gen.device)
-    a[:m, :n] = b
-    a[m:, n] = inv.gaussian((rows,), gen) * 1e-41
-    return a.to(torch.float32)
-
-
 def fixed_cases(gen):
     yield "example_10x8_k5", Call(inv.low_rank_plus_noise(10, 8, 5, gen, noise=0.01), 5)
     yield "full_rank_k", Call(inv.gaussian((6, 6), gen, dtype=torch.float32), 6)
@@ -32,7 +22,7 @@ def fixed_cases(gen):
     yield "reduced", Call(inv.low_rank_plus_noise(30, 12, 3, gen), 3, full_matrices=False)
     yield "batch", Call(inv.low_rank_plus_noise(10, 8, 2, gen, batch=(4,)), 2)
     # a column near float32's underflow beside a rank-1-plus-noise block
-    yield "tiny_column", Call(tiny_block(inv.low_rank_plus_noise(4, 4, 1, gen).double(), 65, gen), 1)
+    yield "tiny_column", Call(inv.tiny_column_block(inv.low_rank_plus_noise(4, 4, 1, gen).double(), 65, gen), 1)
 
 
 def random_cases(gen, mode):

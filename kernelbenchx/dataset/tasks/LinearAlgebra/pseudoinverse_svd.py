@@ -28,16 +28,6 @@ def with_spectrum(m, n, s, gen, mode="standard", dtype=torch.float64):
     return (u * torch.tensor(s, dtype=torch.float64) @ v.mT).to(dtype)
 
 
-def tiny_block(b, rows, gen):
-    """blockdiag(b, t) in float32: t a column of `rows` N(0, 1)·1e-41 values, subnormal in float32 (near underflow:
-    1/max|t| overflows), a singular value of about 1e-41 beside b's."""
-    m, n = b.shape
-    a = torch.zeros(m + rows, n + 1, dtype=torch.float64, device=gen.device)
-    a[:m, :n] = b
-    a[m:, n] = inv.gaussian((rows,), gen) * 1e-41
-    return a.to(torch.float32)
-
-
 def fixed_cases(gen):
     yield "example_2x3", Call(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
     yield "square", Call(inv.well_conditioned(4, 4, gen))
@@ -50,7 +40,7 @@ def fixed_cases(gen):
     yield "rcond_cut_scaled", Call(with_spectrum(7, 5, [50.0, 25.0, 10.0, 4.0, 0.25], gen), rcond=0.01)
     # a column near float32's underflow: its singular value is cut by rcond (a float32 SVD resolves it only to
     # about ε·max(S), so rcond is well above that)
-    yield "float32_tiny_column", Call(tiny_block(inv.well_conditioned(4, 4, gen), 65, gen), rcond=1e-3)
+    yield "float32_tiny_column", Call(inv.tiny_column_block(inv.well_conditioned(4, 4, gen), 65, gen), rcond=1e-3)
 
 
 def random_cases(gen, mode):

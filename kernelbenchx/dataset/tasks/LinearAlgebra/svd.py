@@ -12,16 +12,6 @@ def reference(A: torch.Tensor, full_matrices: bool = True) -> tuple[torch.Tensor
     return tuple(torch.linalg.svd(A, full_matrices=full_matrices))
 
 
-def tiny_block(b, rows, gen):
-    """blockdiag(b, t) in float32: t a column of `rows` N(0, 1)·1e-41 values, subnormal in float32 (near underflow:
-    1/max|t| overflows), a singular value of about 1e-41 beside b's."""
-    m, n = b.shape
-    a = torch.zeros(m + rows, n + 1, dtype=torch.float64, device=gen.device)
-    a[:m, :n] = b
-    a[m:, n] = inv.gaussian((rows,), gen) * 1e-41
-    return a.to(torch.float32)
-
-
 def fixed_cases(gen):
     f32 = torch.float32
     yield "tall_reduced", Call(inv.gaussian((5, 3), gen, dtype=f32), full_matrices=False)
@@ -34,7 +24,7 @@ def fixed_cases(gen):
     yield "batch_reduced", Call(inv.gaussian((7, 5, 3), gen, dtype=f32), full_matrices=False)
     yield "1x1", Call(torch.tensor([[-3.0]]))
     # a column near float32's underflow beside a 4×4 block: a singular value of about 1e-41
-    yield "tiny_column", Call(tiny_block(inv.gaussian((4, 4), gen), 65, gen))
+    yield "tiny_column", Call(inv.tiny_column_block(inv.gaussian((4, 4), gen), 65, gen))
 
 
 def random_cases(gen, mode):
