@@ -10,10 +10,11 @@ solutions/mutants-equivalent.json and do not count against the score.
     python -m kernelbenchx.dataset.mutate [TASK_ID ...] [--sample N] [--workers N] [--json OUT] [--write]
 
 `--write` merges the per-task scores into solutions/mutation-scores.json, which docs/tasks.md shows;
-`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `--rerun REPORT.json` first runs each
-mutant that report saw killed on the killing case alone, and on every case only if it now passes (after triage); `TASK --sweep OPERATOR#SITE` judges
-one mutant of a one-input float32 task on 840,006 inputs (the evidence for "within tolerance"). The full
-set (every kept solution, about 3,700 mutants at ~5 s each on the interpreter) is a maintainers' run:
+`--rescore REPORT.json` re-counts a saved report after survivors were triaged; `--rerun REPORT.json` first runs
+each mutant that report saw killed on the killing case alone, and on every case only if it now passes (after
+triage); `TASK --sweep OPERATOR#SITE` judges one mutant of a one-input float32 task on 840,006 inputs (the
+evidence for "within tolerance"). The full set (every kept solution, about 2,600 mutants at ~5 s each on the
+interpreter) is a maintainers' run:
 `python -m kernelbenchx.dataset.mutate --workers 16 --write`; CI mutates a small sample (tests/test_mutate.py).
 `--device cuda` runs the mutants compiled on a GPU instead (the interpreter computes bfloat16 wrongly and
 silently promotes a loop-carried variable whose dtype changes, where the compiler refuses the kernel);
@@ -253,9 +254,12 @@ def forkserver(device: str = "cpu") -> multiprocessing.context.BaseContext:
     # Triton reads TRITON_INTERPRET when it is imported: the server preloads triton, so it must start in
     # interpreter mode. Set only in the child, triton.language's own @jit helpers (tl.cdiv, ...) stayed compiled
     # functions, and every kernel calling one raised InterpreterError: each mutant and the kept solution "killed".
-    # On CUDA the server never initialises the device (torch is imported, not used), so each child may.
+    # On CUDA the server never initialises the device (torch is imported, not used), so each child may; a
+    # TRITON_INTERPRET inherited from the caller (a test session sets it) would silently interpret instead.
     if device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
     # As kbx eval's CPU children: fresh allocations hold poison, not a previous result. Without it a mutant that
     # skips its last program passed whenever torch.empty reused the memory of an earlier, correct output.
     from kernelbenchx.dataset.views import MALLOC_POISON
