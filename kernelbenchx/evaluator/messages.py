@@ -180,6 +180,25 @@ class TimeCase:
 
 
 @message
+class WarmPerf:
+    """Parent → candidate process, before it queues for the timing lane: compile what its perf cases will
+    launch, calling the entry on fake tensors (child/perf_warm.py). Only the observation's tampering rules can
+    decide a verdict from it."""
+
+    lease: bool = False  # give the GPU back while Triton compiles
+
+
+@message
+class Warmed:
+    cases: int  # the task's perf cases
+    warmed: int  # cases whose call ran to its end on fake tensors
+    compiles: int  # Triton compiles done (cache misses), autotuner configs included
+    seconds: float
+    skipped: tuple = ()  # "case N: Error: message" for cases that cannot run on fake tensors
+    observation: Observation | None = None  # tampering facts only (threads, refusals, hooks left in place)
+
+
+@message
 class PerfReport:
     name: str
     fingerprints: tuple

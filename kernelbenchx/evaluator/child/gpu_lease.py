@@ -29,6 +29,7 @@ class CompileLease:
         self.active = False  # set for the duration of a request that allows the lease
         self.released = False
         self.compile_s = 0.0  # seconds spent compiling (and waiting to get the GPU back), all requests
+        self.compiles = 0  # cache misses compiled, all requests
 
     def install(self) -> None:
         """Bracket JITFunction._do_compile (every cache miss of a launch, autotuned ones included)."""
@@ -39,6 +40,7 @@ class CompileLease:
 
         def do_compile(fn_self: Any, *args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
+            lease.compiles += 1
             try:
                 with lease.compiling():
                     kernel = original(fn_self, *args, **kwargs)

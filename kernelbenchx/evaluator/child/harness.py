@@ -24,7 +24,7 @@ import torch
 from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.child import confine, observe
+from kernelbenchx.evaluator.child import confine, observe, perf_warm
 from kernelbenchx.evaluator.child.gpu_lease import CompileLease
 from kernelbenchx.evaluator.measure import perf_case, protocol
 from kernelbenchx.evaluator.process import Channel
@@ -87,6 +87,21 @@ class Harness:
     def time_case(self, req: m.TimeCase) -> Any:
         with self.leased(req.lease):
             return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self)
+
+    def warm_perf(self, req: m.WarmPerf) -> m.Warmed:
+        """Compile what the perf cases will launch (child/perf_warm.py); the reply carries the tampering facts
+        of the calls: threads, refusals, and whether the compile-only hooks stayed in place."""
+        if self.perf_task is None:  # the CPU path: the interpreter compiles nothing
+            return m.Warmed(0, 0, 0, 0.0)
+        compiles = self.lease.compiles
+        observe.GUARDS.reset()
+        before = observe.thread_count()
+        with self.leased(req.lease):
+            report = perf_warm.warm(self.perf_task, self.entry, self.device)
+        obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
+                            observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
+        return m.Warmed(report.cases, report.warmed, self.lease.compiles - compiles, report.seconds,
+                        tuple(report.skipped), obs)
 
     def run_case(self, req: m.RunCase) -> m.CaseReport:
         with self.leased(req.lease):
@@ -304,7 +319,7 @@ def main() -> None:
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,
-                m.TimeCase: harness.time_case}
+                m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf}
     for request in channel.requests():
         handler = handlers.get(type(request))
         if handler is None:

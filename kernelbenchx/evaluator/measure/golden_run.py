@@ -15,7 +15,7 @@ from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment
 from kernelbenchx.evaluator.measure import protocol as timing
 from kernelbenchx.evaluator.measure.golden import golden_path
-from kernelbenchx.evaluator.measure.perf_stage import perf_case_count
+from kernelbenchx.evaluator.measure.perf_case import perf_case_count
 from kernelbenchx.evaluator.parent.references import TrustedServer
 from kernelbenchx.evaluator.parent.context import derive_seed
 

@@ -47,6 +47,14 @@ def load_task(task_id: str) -> Task:
     return importlib.import_module(f"kernelbenchx.dataset.tasks.{category}.{stem}").TASK
 
 
+def perf_case_count(task: Task) -> int:
+    """The task's perf cases, counted on fake tensors (nothing is allocated)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        return sum(1 for _ in task.perf_cases(torch.Generator().manual_seed(0)))
+
+
 def build_case(task: Task, index: int, seed: int, device: str) -> tuple[str, Call]:
     gen = torch.Generator(device=device).manual_seed(seed)
     return next(itertools.islice(task.perf_cases(gen), index, None))

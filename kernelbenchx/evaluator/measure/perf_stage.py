@@ -20,16 +20,14 @@ import math
 import secrets
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
-
-import torch
+from typing import Any, Callable, ContextManager
 
 from kernelbenchx.dataset.contract import compare
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import roofline
 from kernelbenchx.evaluator.measure.golden import golden_deviation
-from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS
+from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, perf_case_count
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import observations
 from kernelbenchx.evaluator.parent.gpu_guard import Lease
@@ -54,9 +52,27 @@ class Lane:
     cpus: tuple[int, ...] = ()  # cores reserved for this GPU's timings (the candidate moves there to be timed)
 
 
-def perf_case_count(task: Task) -> int:
-    with torch._subclasses.fake_tensor.FakeTensorMode(allow_non_fake_inputs=True):
-        return sum(1 for _ in task.perf_cases(torch.Generator().manual_seed(0)))
+def warm(child: Child, shared: Callable[[], ContextManager], timeout_s: float) -> dict:
+    """Before the candidate queues for the lane: it compiles what its perf cases launch, on fake tensors
+    (child/perf_warm.py), holding the GPU's shared guard except while compiling. Returns the record's
+    `perf.warm`; raises Rejected for tampering during the warm-up, or when it did not finish in `timeout_s`."""
+    child.restart_clock(timeout_s)
+    clock = time.perf_counter()
+    try:
+        with Lease(shared) as gpu:
+            child.extend_clock(gpu.waited)
+            reply = child.call(m.WarmPerf(lease=True), interim=gpu.answer)
+    except ChildFailed as failed:
+        if failed.kind != "timeout":
+            raise
+        raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but compiling the kernels of its perf cases "
+                                            f"(on fake inputs, before timing) did not finish in {timeout_s:.0f} s")
+    if not isinstance(reply, m.Warmed):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to the perf warm-up: {type(reply).__name__}")
+    observations.judge_tampering(reply.observation or m.Observation(0, {}, 0, 0, False), "perf warm-up")
+    return {"seconds": round(time.perf_counter() - clock, 3), "child_s": round(reply.seconds, 3),
+            "guard_wait_s": round(gpu.waited, 3), "cases": reply.cases, "warmed": reply.warmed,
+            "compiles": reply.compiles, "skipped": list(reply.skipped)[:20]}
 
 
 def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None) -> dict:

@@ -189,6 +189,10 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
         return {"status": "skipped", "reason": "no CUDA device: kernels ran under TRITON_INTERPRET=1, which says "
                                                "nothing about speed"}
     lane = run.lane(gpu)
+    warmed = None
+    if run.config.perf_warm:
+        watch.at("perf warm-up")
+        warmed = perf_stage.warm(child, run.shared(gpu), lane.timeout_s)
     watch.at("perf guard")
     with TimingLease(run.guards[gpu]) as lane_lease:
         watch.at("perf")
@@ -201,4 +205,5 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     judge_s, notes = perf_stage.judge_pending(task, pending, lane) if pending else (0.0, [])  # Run.judge
     return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
             "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,
-            "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}), "gpu": run.gpu_identity(gpu)}
+            "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}), "gpu": run.gpu_identity(gpu),
+            **({"warm": warmed} if warmed else {})}

@@ -42,6 +42,7 @@ class RunConfig:
     perf_timeout_s: float = 90.0  # a candidate's perf stage, counted from when it holds its GPU's lane
     baselines: tuple[str, ...] = ("eager",)
     perf: bool = True
+    perf_warm: bool = True  # compile the perf cases' kernels on fake inputs before queueing for the lane
     task_set: str = "paper"  # paper | all | faithful | submitted
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available

@@ -1,0 +1,121 @@
+"""Compiles the kernels a candidate's perf cases will launch, before the candidate queues for the timing lane.
+
+Perf sizes cross Triton's specialization boundaries and make kernels pick other block sizes, so a perf case's
+first call compiles variants the correctness cases never needed. Compiled inside the perf stage, they pause
+the GPU's timing lane: checks may use the GPU meanwhile, but no other candidate is timed, and on a one-GPU
+host the lane is the run's critical path. So the process first calls its entry once per perf case on fake
+tensors (FakeTensorMode: shapes, strides and dtypes, no memory, no values) with every Triton launch turned
+into a compile without a launch, under the GPU's shared guard, which it gives back while compiling.
+
+The specialization Triton derives from a tensor argument is its dtype and whether its address is a multiple of
+16; a fake tensor has no address, so it is passed as a `FakePointer` at its storage offset (fresh allocations
+are 512-byte aligned). Autotuned kernels compile every config that survives the kernel's own pruning and
+benchmark nothing, so the autotuner's choice is still made at the real first call, on real data.
+
+Nothing here decides a verdict: a case that cannot run on fake tensors (data-dependent shapes, `.item()`) is
+skipped and simply compiles at its real first call, as before.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+from kernelbenchx.dataset.task import Task
+from kernelbenchx.evaluator.measure import perf_case
+
+
+class FakePointer:
+    """What Triton's specialization reads from a tensor argument: its dtype and its address modulo 16."""
+
+    def __init__(self, tensor: torch.Tensor) -> None:
+        self.dtype = tensor.dtype
+        fake = isinstance(tensor, FakeTensor)
+        self.address = tensor.storage_offset() * tensor.element_size() if fake else tensor.data_ptr()
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+def pointer(value: Any) -> Any:
+    return FakePointer(value) if isinstance(value, torch.Tensor) else value
+
+
+@dataclass
+class Hooks:
+    """The compile-only hooks in place for a warm-up; `intact` is False once candidate code replaced them."""
+
+    run: Callable[..., Any]
+    tune: Callable[..., Any]
+    errors: list[str] = field(default_factory=list)  # autotuner configs that failed to compile
+
+    def intact(self) -> bool:
+        from triton.runtime import autotuner, jit
+
+        return jit.JITFunction.run is self.run and autotuner.Autotuner.run is self.tune
+
+
+@contextmanager
+def compile_only() -> Iterator[Hooks]:
+    """Every Triton launch compiles (through whatever wraps JITFunction.run now: the launch counter, the
+    compile lease) and launches nothing; every autotuned launch compiles its pruned configs."""
+    from triton.runtime import autotuner, jit
+
+    launch, tuned = jit.JITFunction.run, autotuner.Autotuner.run
+
+    def run(fn: Any, *args: Any, grid: Any = None, warmup: bool = False, **kwargs: Any) -> Any:
+        return launch(fn, *map(pointer, args), grid=grid, warmup=True,
+                      **{name: pointer(value) for name, value in kwargs.items()})
+
+    def tune(tuner: Any, *args: Any, **kwargs: Any) -> None:
+        tuner.nargs = dict(zip(tuner.arg_names, args))
+        try:
+            configs = tuner.prune_configs(kwargs) if len(tuner.configs) > 1 else tuner.configs
+            for config in configs:
+                try:
+                    tuner.fn.run(*args, **kwargs, **config.all_kwargs())
+                except Exception as exc:  # this config fails at its real first call too, or is never chosen
+                    hooks.errors.append(f"{config}: {type(exc).__name__}: {str(exc)[:200]}")
+        finally:
+            tuner.nargs = None
+
+    hooks = Hooks(run, tune)
+    jit.JITFunction.run, autotuner.Autotuner.run = run, tune
+    try:
+        yield hooks
+    finally:
+        jit.JITFunction.run, autotuner.Autotuner.run = launch, tuned
+
+
+@dataclass
+class WarmReport:
+    cases: int
+    warmed: int
+    skipped: list[str]
+    hooks_intact: bool
+    seconds: float
+
+
+def warm(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
+    """Call `entry` once per perf case of `task` on fake inputs, compiling what it launches."""
+    started = time.perf_counter()
+    count = perf_case.perf_case_count(task)
+    warmed, skipped, intact = 0, [], True
+    with compile_only() as hooks:
+        for index in range(count):
+            try:
+                with FakeTensorMode(allow_non_fake_inputs=True):
+                    _, call = perf_case.build_case(task, index, 0, device)
+                    entry(*call.args, **call.kwargs)
+                warmed += 1
+            except BaseException as exc:  # candidate code may raise anything, SystemExit included
+                skipped.append(f"case {index}: {type(exc).__name__}: {str(exc)[:200]}")
+            intact = intact and hooks.intact()
+    skipped += [f"autotune config {error}" for error in hooks.errors]
+    return WarmReport(count, warmed, skipped, intact, time.perf_counter() - started)

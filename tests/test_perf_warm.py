@@ -1,0 +1,167 @@
+"""The perf warm-up (child/perf_warm.py): launches on fake tensors become compiles with the specialization the real
+launch will have, autotuners compile their configs without choosing one, and tampering is reported.
+
+No GPU here: the compile itself is replaced by a recorder standing where Triton's JITFunction.run is (the
+warm-up wraps whatever is there, as it wraps the launch counter and compile lease in a candidate process).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+from torch._subclasses.fake_tensor import FakeTensorMode
+from triton._C.libtriton import native_specialize_impl
+from triton.backends.compiler import BaseBackend
+from triton.runtime import autotuner, jit
+
+from kernelbenchx.dataset.registry import get_task
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.child import perf_warm
+from kernelbenchx.evaluator.measure import perf_stage
+from kernelbenchx.evaluator.measure.perf_case import perf_case_count
+from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "kernelbenchx" / "solutions"
+
+
+def specialization(arg: object) -> tuple:
+    return native_specialize_impl(BaseBackend, arg, False, True, True)
+
+
+def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) * 2, mask=offsets < n)
+
+
+@pytest.fixture
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[dict]:
+    """Stands in for JITFunction.run (Triton's launch path): records each call instead of compiling."""
+    seen: list[dict] = []
+
+    def record(fn, *args, grid=None, warmup=False, **kwargs):
+        seen.append({"fn": fn, "args": args, "kwargs": kwargs, "warmup": warmup, "grid": grid})
+        return "compiled"
+
+    monkeypatch.setattr(jit.JITFunction, "run", record)
+    return seen
+
+
+def test_fake_pointer_specializes_like_the_real_tensor() -> None:
+    real = torch.zeros(64)
+    mode = FakeTensorMode()
+    fake = mode.from_tensor(real)
+    for offset in (0, 1, 3, 4, 8):
+        with mode:
+            view = fake[offset:]
+        assert specialization(perf_warm.FakePointer(view)) == specialization(real[offset:])
+    assert specialization(perf_warm.FakePointer(real[2:])) == specialization(real[2:])
+
+
+def test_a_launch_compiles_and_does_not_launch(launches: list[dict]) -> None:
+    kernel = jit.JITFunction(scale)
+    with perf_warm.compile_only() as hooks, FakeTensorMode():
+        x = torch.empty(1000)
+        kernel[(4,)](x[1:], torch.empty_like(x), 999, BLOCK=256)
+        assert hooks.intact()
+    assert jit.JITFunction.run is not hooks.run  # restored
+    (launch,) = launches
+    assert launch["warmup"] is True
+    first, second, n = launch["args"]
+    assert isinstance(first, perf_warm.FakePointer) and first.data_ptr() == 4 and first.dtype == torch.float32
+    assert second.data_ptr() == 0 and n == 999 and launch["kwargs"] == {"BLOCK": 256}
+
+
+def test_an_autotuned_launch_compiles_every_config_and_chooses_none(launches: list[dict]) -> None:
+    configs = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((128, 4), (256, 4), (512, 8))]
+    tuned = autotuner.Autotuner(jit.JITFunction(scale), ["x_ptr", "out_ptr", "n"], configs, ["n"], None, None)
+    with perf_warm.compile_only(), FakeTensorMode():
+        x = torch.empty(1000)
+        tuned[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, torch.empty_like(x), 1000)
+    assert sorted((c["kwargs"]["BLOCK"], c["kwargs"]["num_warps"]) for c in launches) == [(128, 4), (256, 4), (512, 8)]
+    assert all(c["warmup"] for c in launches)
+    assert tuned.cache == {} and tuned.nargs is None  # the real first call still benchmarks on real data
+
+
+def test_candidate_code_replacing_the_hooks_is_reported(launches: list[dict]) -> None:
+    task = get_task("Activation/gelu")
+
+    def entry(x, *args, **kwargs):
+        jit.JITFunction.run = lambda *a, **k: None  # would launch for real, uncounted, during a warm-up
+        return x
+
+    report = perf_warm.warm(task, entry, "cpu")
+    assert report.hooks_intact is False
+    assert jit.JITFunction.run is not None and report.warmed == report.cases
+
+
+def test_a_case_that_cannot_run_on_fake_tensors_is_skipped_not_fatal(launches: list[dict]) -> None:
+    task = get_task("Activation/gelu")
+
+    def entry(x, *args, **kwargs):
+        return x.sum().item()  # data-dependent: FakeTensorMode refuses
+
+    report = perf_warm.warm(task, entry, "cpu")
+    assert report.warmed == 0 and len(report.skipped) == report.cases == perf_case_count(task)
+    assert all("case" in line for line in report.skipped)
+
+
+@pytest.mark.parametrize("task_id", ["Activation/gelu", "Reduce/sum", "Convolution/conv2d", "LinearAlgebra/qr",
+                                     "Fusion/fused_layer_norm_relu_linear", "MatrixMultiply/matmul"])
+def test_kept_solutions_warm_every_perf_case_on_fake_tensors(task_id: str, launches: list[dict],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(triton.knobs.runtime, "interpret", False)  # kernels as the GPU path sees them
+    spec = importlib.util.spec_from_file_location("warm_solution", SOLUTIONS / f"{task_id}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    task = get_task(task_id)
+    report = perf_warm.warm(task, getattr(module, task.entry), "cpu")
+    assert report.skipped == [] and report.warmed == report.cases > 0 and report.hooks_intact
+    assert launches and all(c["warmup"] for c in launches)
+
+
+class WarmChild:
+    """A candidate process that answers the warm-up with `reply` (parent side of the exchange)."""
+
+    def __init__(self, reply: object) -> None:
+        self.reply = reply
+        self.clock: list[float] = []
+
+    def restart_clock(self, seconds: float) -> None:
+        self.clock.append(seconds)
+
+    def extend_clock(self, seconds: float) -> None:
+        pass
+
+    def call(self, request: object, timeout: float | None = None, interim: object = None) -> object:
+        assert isinstance(request, m.WarmPerf) and request.lease
+        return self.reply
+
+
+def observation(**facts: object) -> m.Observation:
+    return m.Observation(**{"launches": 0, "ops": {}, "threads_before": 3, "threads_after": 3,
+                            "observer_intact": True, **facts})
+
+
+def test_the_parent_records_the_warm_up_and_rejects_tampering() -> None:
+    from contextlib import nullcontext
+
+    ok = WarmChild(m.Warmed(3, 2, 5, 1.5, ("case 2: DataDependentOutputException: item",), observation()))
+    record = perf_stage.warm(ok, nullcontext, 60.0)
+    assert ok.clock == [60.0]
+    assert record["cases"] == 3 and record["warmed"] == 2 and record["compiles"] == 5 and len(record["skipped"]) == 1
+    for facts, reason in (({"thread_attempts": 1}, Reason.THREADS), ({"threads_after": 4}, Reason.THREADS),
+                          ({"observer_intact": False}, Reason.OBSERVER_DISABLED)):
+        with pytest.raises(Rejected) as raised:
+            perf_stage.warm(WarmChild(m.Warmed(3, 3, 0, 0.1, (), observation(**facts))), nullcontext, 60.0)
+        assert raised.value.reason == reason and "perf warm-up" in raised.value.message
+    with pytest.raises(Rejected) as raised:
+        perf_stage.warm(WarmChild(m.Warmed(3, 3, 0, 0.1)), nullcontext, 60.0)  # no observation sent
+    assert raised.value.reason == Reason.OBSERVER_DISABLED
+    with pytest.raises(Rejected) as raised:
+        perf_stage.warm(WarmChild(m.Symbols(())), nullcontext, 60.0)
+    assert raised.value.reason == Reason.PROTOCOL
