@@ -239,3 +239,40 @@ def test_a_paused_timing_lets_checks_in_but_no_other_timing():
     run_threads([first_timing, check, second_timing])
     assert order == ["check", "first timing", "second timing"]
     assert not guard.timing and not guard.reserved and guard.sharers == 0
+
+
+def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
+    """Import-time code runs candidate code (and the process creates its CUDA context): not while a timing holds
+    the GPU, and a timing waits for an import in flight."""
+    from types import SimpleNamespace
+
+    from kernelbenchx.evaluator.parent.candidate import StageLog, load
+
+    guard, seen = GpuGuard(), []
+
+    class Child:
+        def extend_clock(self, seconds: float) -> None:
+            pass
+
+        def call(self, request, timeout=None, interim=None):
+            if isinstance(request, m.Load):
+                seen.append((guard.sharers, guard.timing))
+                return m.Loaded(0.01, ())
+            return m.Symbols(())
+
+    holding = threading.Event()
+
+    def timing():
+        with guard.exclusive():
+            holding.set()
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=timing, daemon=True)
+    thread.start()
+    holding.wait(5)
+    log = StageLog()
+    load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"), SimpleNamespace(entry="gelu", id="Activation/gelu"),
+         SimpleNamespace(device="cuda"), log, guard.shared)
+    thread.join(5)
+    assert seen == [(1, False)] and guard.sharers == 0
+    assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing

@@ -87,7 +87,7 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
     with run.candidate_process(gpu) as child:
         try:
             watch.at("load")
-            load(child, candidate, task, run, log)
+            load(child, candidate, task, run, log, run.shared(gpu))
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 watch.at(stage)
@@ -124,10 +124,16 @@ def new_process(run: Any, gpu: int | None) -> Child:
     return Child(HARNESS, limits, run.plan, env=env)
 
 
-def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog) -> None:
-    clock = time.perf_counter()
-    reply = child.call(m.Load(candidate.code, task.entry, task.id, run.device))
-    log.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
+def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,
+         shared: Callable[[], ContextManager]) -> None:
+    """Import the candidate under the GPU's shared guard: import-time code (and the CUDA context the process
+    creates first) must not run on a GPU while another candidate is timed there."""
+    with Lease(shared) as gpu:
+        child.extend_clock(gpu.waited)
+        clock = time.perf_counter()
+        reply = child.call(m.Load(candidate.code, task.entry, task.id, run.device))
+        log.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
+    log.compile["guard_wait_s"] = round(gpu.waited, 3)
     if isinstance(reply, m.LoadFailed):
         if reply.stage == "entry":
             raise Rejected(Reason.MISSING_ENTRY, reply.message)
