@@ -1,0 +1,48 @@
+"""Where a run's time went: seconds summed over its candidates, from the fields every record carries.
+
+    python benchmarks/run_breakdown.py RUN_DIR [RUN_DIR ...]      # one JSON line per run
+
+Lane = the GPU's timing lane (`perf.seconds` held, `lane_wait_s + lane_rewait_s` queued); guard = the GPU's
+shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+
+def breakdown(run_dir: Path) -> dict:
+    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
+    totals = dict.fromkeys(("process_start", "reference_wait", "case_work", "correctness_compiles", "guard_wait",
+                            "warm", "warm_compiles", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
+    for record in records:
+        stages = record["stages"]
+        correct, perf = stages.get("correct", {}), stages.get("perf", {})
+        totals["process_start"] += stages.get("compile", {}).get("process_start_s") or 0
+        totals["reference_wait"] += correct.get("reference_wait_s") or 0
+        for stage in ("stage1", "stage2"):
+            part = correct.get(stage, {})
+            totals["case_work"] += sum(part.get("case_s", []))
+            totals["correctness_compiles"] += part.get("compiles_off_guard", 0)
+            totals["guard_wait"] += part.get("guard_wait_s") or 0
+        warm = perf.get("warm") or {}
+        totals["warm"] += warm.get("seconds", 0)
+        totals["warm_compiles"] += warm.get("compiles", 0)
+        totals["lane_wait"] += (perf.get("lane_wait_s") or 0) + (perf.get("lane_rewait_s") or 0)
+        totals["lane_held"] += perf.get("seconds") or 0
+        totals["compile_in_lane"] += sum(case.get("phases_s", {}).get("candidate", {}).get("compile_s", 0)
+                                         for case in perf.get("cases", []))
+        totals["judge"] += perf.get("judge_s") or 0
+    elapsed = [r["elapsed_s"] for r in records]
+    return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
+            "median_candidate_s": statistics.median(elapsed) if elapsed else None,
+            "slowest_candidate_s": max(elapsed, default=None),
+            **{k: round(v, 1) for k, v in totals.items()}}
+
+
+if __name__ == "__main__":
+    for arg in sys.argv[1:]:
+        print(json.dumps(breakdown(Path(arg))))
