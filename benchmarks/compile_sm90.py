@@ -81,10 +81,17 @@ def compile_one(task_id: str) -> int:
         call.invoke(entry)
     from torch._subclasses.fake_tensor import FakeTensorMode
 
+    from torch._subclasses.fake_tensor import DataDependentOutputException
+
+    skipped = []
     with FakeTensorMode(allow_non_fake_inputs=True):
-        for _, call in task.perf_cases(torch.Generator().manual_seed(7)):
-            call.invoke(entry)
-    print(f"ok {task_id}: {len(seen)} kernel variants compiled for sm_90")
+        for name, call in task.perf_cases(torch.Generator().manual_seed(7)):
+            try:
+                call.invoke(entry)
+            except DataDependentOutputException:  # a host read (a convergence test): compiled up to that point
+                skipped.append(name)
+    rest = f"; perf cases {', '.join(skipped)} stopped at a host read" if skipped else ""
+    print(f"ok {task_id}: {len(seen)} kernel variants compiled for sm_90{rest}")
     return 0
 
 

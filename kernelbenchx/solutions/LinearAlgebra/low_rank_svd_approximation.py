@@ -202,6 +202,30 @@ def _apply_q(w, t, m, n, c):
 
 
 @triton.jit
+def _scale_kernel(w_ptr, scale_ptr, m, n, F64: tl.constexpr, BLOCK: tl.constexpr):
+    # Scales each matrix of W in place by a power of two that brings its largest entry into [1, 2), before the QR:
+    # a matrix of tiny entries would otherwise have its columns taken for zero by the QR (entries below 1e-30)
+    # and its Jacobi sums of squares underflow (1e-32² is below float32's range). Only exponents change (exact);
+    # σ is divided by the same factor (_sigma_kernel), U and V do not depend on it.
+    total = (tl.zeros((), tl.int64) + m) * n
+    base = w_ptr + tl.program_id(0).to(tl.int64) * total
+    amax = tl.zeros((), w_ptr.dtype.element_ty)
+    for k0 in range(0, total, BLOCK):
+        k = k0 + tl.arange(0, BLOCK).to(tl.int64)
+        amax = tl.maximum(amax, tl.max(tl.abs(tl.load(base + k, mask=k < total, other=0.0)), axis=0))
+    if F64:
+        e = (amax.to(tl.int64, bitcast=True) >> 52) & 0x7FF
+        scale = (tl.maximum(2046 - e, 1) << 52).to(tl.float64, bitcast=True)
+    else:
+        e = (amax.to(tl.int32, bitcast=True) >> 23) & 0xFF
+        scale = (tl.maximum(254 - e, 1) << 23).to(tl.float32, bitcast=True)
+    for k0 in range(0, total, BLOCK):
+        k = k0 + tl.arange(0, BLOCK).to(tl.int64)
+        tl.store(base + k, tl.load(base + k, mask=k < total, other=0.0) * scale, mask=k < total)
+    tl.store(scale_ptr + tl.program_id(0), scale)
+
+
+@triton.jit
 def _r_to_bt_kernel(w_ptr, bt_ptr, vt_ptr, m, n, BR: tl.constexpr):
     # Bt[j, i] = R[i, j] (R = the upper triangle of W's first n rows), Vt = I
     m = tl.zeros((), tl.int64) + m
@@ -316,8 +340,8 @@ def _jacobi_reg_kernel(bt_ptr, vt_ptr, n, N, thr, max_sweeps, NP: tl.constexpr, 
 
 
 @triton.jit
-def _sigma_kernel(bt_ptr, sig_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
-    # σ_j = ‖Bt[j]‖ (after convergence the columns of B are σ_j·u_j)
+def _sigma_kernel(bt_ptr, sig_ptr, scale_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
+    # σ_j = ‖Bt[j]‖ / scale (after convergence the columns of B are scale·σ_j·u_j)
     n = tl.zeros((), tl.int64) + n
     b = tl.program_id(1).to(tl.int64)
     j = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
@@ -327,7 +351,7 @@ def _sigma_kernel(bt_ptr, sig_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
         x = tl.load(bt_ptr + b * n * n + j[:, None].to(tl.int64) * n + c[None, :],
                     mask=(j < n)[:, None] & (c < n)[None, :], other=0.0)
         acc += tl.sum(x * x, axis=1)
-    tl.store(sig_ptr + b * n + j, tl.sqrt(acc), mask=j < n)
+    tl.store(sig_ptr + b * n + j, tl.sqrt(acc) / tl.load(scale_ptr + b), mask=j < n)
 
 
 def _jacobi(bt, vt, n):
@@ -352,7 +376,7 @@ def _jacobi(bt, vt, n):
 
 def _svd_core(A):
     """The tall orientation Aw (A, or Aᵀ when m < n) reduced to B = R·V with orthogonal columns.
-    Returns (transposed, mw, nw, w (QR of Aw), t, bt, vt, sig)."""
+    Returns (transposed, mw, nw, w (QR of Aw), t, bt, vt, sig, scale)."""
     m, n = A.shape[-2:]
     a = A.reshape(-1, m, n)
     nb = a.shape[0]
@@ -363,24 +387,29 @@ def _svd_core(A):
     w = torch.empty((nb, mw, nw), dtype=A.dtype, device=A.device)
     _copy_in_kernel[(triton.cdiv(mw, 32), triton.cdiv(nw, 32), nb)](a, w, mw, nw, nw, 0, a.stride(0), a.stride(1),
                                                                     a.stride(2), BR=32, BC=32)
+    scale = torch.empty(nb, dtype=A.dtype, device=A.device)
+    _scale_kernel[(nb,)](w, scale, mw, nw, F64=A.dtype == torch.float64, BLOCK=1024)
     tau, t = _qr_factor(w, mw, nw)
     bt = torch.empty((nb, nw, nw), dtype=A.dtype, device=A.device)
     vt = torch.empty((nb, nw, nw), dtype=A.dtype, device=A.device)
     _r_to_bt_kernel[(triton.cdiv(nw, 32), triton.cdiv(nw, 32), nb)](w, bt, vt, mw, nw, BR=32)
     _jacobi(bt, vt, nw)
     sig = torch.empty((nb, nw), dtype=A.dtype, device=A.device)
-    _sigma_kernel[(triton.cdiv(nw, 32), nb)](bt, sig, nw, BR=32, BC=64)
-    return transposed, mw, nw, w, t, bt, vt, sig
+    _sigma_kernel[(triton.cdiv(nw, 32), nb)](bt, sig, scale, nw, BR=32, BC=64)
+    return transposed, mw, nw, w, t, bt, vt, sig, scale
 
 
 
 
 @triton.jit
-def _weights_kernel(sig_ptr, wt_ptr, n, k, rcond, PINV: tl.constexpr, BLOCK: tl.constexpr):
-    # low rank: w_j = 1 for the k largest σ_j (ties by index), else 0; pinv: w_j = 1/σ_j² where σ_j > rcond·σ_max
+def _weights_kernel(sig_ptr, scale_ptr, wt_ptr, n, k, rcond, PINV: tl.constexpr, BLOCK: tl.constexpr):
+    # The columns b_j of B are scale·σ_j·u_j (_scale_kernel). Low rank: w_j = 1/scale for the k largest σ_j (ties
+    # by index), else 0; pinv: w_j = scale/(scale·σ_j)² where σ_j > rcond·σ_max (squared in the scaled range,
+    # where σ_j² of a tiny matrix does not underflow).
     n = tl.zeros((), tl.int64) + n
     k = tl.zeros((), tl.int64) + k
     b = tl.program_id(0).to(tl.int64)
+    scale = tl.load(scale_ptr + b)
     smax = tl.zeros((), sig_ptr.dtype.element_ty)
     for i0 in range(0, n, BLOCK):
         i = i0 + tl.arange(0, BLOCK).to(tl.int64)
@@ -389,7 +418,8 @@ def _weights_kernel(sig_ptr, wt_ptr, n, k, rcond, PINV: tl.constexpr, BLOCK: tl.
         j = j0 + tl.arange(0, BLOCK).to(tl.int64)
         sj = tl.load(sig_ptr + b * n + j, mask=j < n, other=0.0)
         if PINV:
-            wj = tl.where(sj > rcond * smax, 1.0 / tl.where(sj > 0.0, sj * sj, 1.0), 0.0)
+            ss = sj * scale
+            wj = tl.where(sj > rcond * smax, scale / tl.where(sj > 0.0, ss * ss, 1.0), 0.0)
         else:
             cnt = tl.zeros([BLOCK], dtype=tl.int32)
             for i0 in range(0, n, BLOCK):
@@ -397,7 +427,7 @@ def _weights_kernel(sig_ptr, wt_ptr, n, k, rcond, PINV: tl.constexpr, BLOCK: tl.
                 si = tl.load(sig_ptr + b * n + i, mask=i < n, other=0.0)
                 before = (si[None, :] > sj[:, None]) | ((si[None, :] == sj[:, None]) & (i[None, :] < j[:, None]))
                 cnt += tl.sum((before & (i < n)[None, :]).to(tl.int32), axis=1)
-            wj = tl.where(cnt < k, 1.0, 0.0)
+            wj = tl.where(cnt < k, 1.0 / scale, 0.0)
         tl.store(wt_ptr + b * n + j, wj.to(wt_ptr.dtype.element_ty), mask=j < n)
 
 
@@ -426,10 +456,10 @@ def _weighted_sum_kernel(bt_ptr, vt_ptr, wt_ptr, c_ptr, n, mw, sc_b, sc_r, sc_c,
 
 def _weighted_reconstruction(A, dst_of, k, rcond, pinv):
     """dst_of(transposed) (an (nb, mw, nw) view of the output) ← Q1·[Σ_j w_j·b_j·v_jᵀ; 0]."""
-    transposed, mw, nw, w, t, bt, vt, sig = _svd_core(A)
+    transposed, mw, nw, w, t, bt, vt, sig, scale = _svd_core(A)
     nb = bt.shape[0]
     wt = torch.empty((nb, nw), dtype=A.dtype, device=A.device)
-    _weights_kernel[(nb,)](sig, wt, nw, k, rcond, PINV=pinv, BLOCK=min(256, triton.next_power_of_2(nw)))
+    _weights_kernel[(nb,)](sig, scale, wt, nw, k, rcond, PINV=pinv, BLOCK=min(256, triton.next_power_of_2(nw)))
     dst = dst_of(transposed)
     _weighted_sum_kernel[(triton.cdiv(mw, 32), triton.cdiv(nw, 32), nb)](
         bt, vt, wt, dst, nw, mw, dst.stride(0), dst.stride(1), dst.stride(2), BR=32, BC=32, BJ=32, PREC="ieee")

@@ -226,6 +226,30 @@ def _apply_q(w, t, m, n, c):
 
 
 @triton.jit
+def _scale_kernel(w_ptr, scale_ptr, m, n, F64: tl.constexpr, BLOCK: tl.constexpr):
+    # Scales each matrix of W in place by a power of two that brings its largest entry into [1, 2), before the QR:
+    # a matrix of tiny entries would otherwise have its columns taken for zero by the QR (entries below 1e-30)
+    # and its Jacobi sums of squares underflow (1e-32² is below float32's range). Only exponents change (exact);
+    # σ is divided by the same factor (_sigma_kernel), U and V do not depend on it.
+    total = (tl.zeros((), tl.int64) + m) * n
+    base = w_ptr + tl.program_id(0).to(tl.int64) * total
+    amax = tl.zeros((), w_ptr.dtype.element_ty)
+    for k0 in range(0, total, BLOCK):
+        k = k0 + tl.arange(0, BLOCK).to(tl.int64)
+        amax = tl.maximum(amax, tl.max(tl.abs(tl.load(base + k, mask=k < total, other=0.0)), axis=0))
+    if F64:
+        e = (amax.to(tl.int64, bitcast=True) >> 52) & 0x7FF
+        scale = (tl.maximum(2046 - e, 1) << 52).to(tl.float64, bitcast=True)
+    else:
+        e = (amax.to(tl.int32, bitcast=True) >> 23) & 0xFF
+        scale = (tl.maximum(254 - e, 1) << 23).to(tl.float32, bitcast=True)
+    for k0 in range(0, total, BLOCK):
+        k = k0 + tl.arange(0, BLOCK).to(tl.int64)
+        tl.store(base + k, tl.load(base + k, mask=k < total, other=0.0) * scale, mask=k < total)
+    tl.store(scale_ptr + tl.program_id(0), scale)
+
+
+@triton.jit
 def _r_to_bt_kernel(w_ptr, bt_ptr, vt_ptr, m, n, BR: tl.constexpr):
     # Bt[j, i] = R[i, j] (R = the upper triangle of W's first n rows), Vt = I
     m = tl.zeros((), tl.int64) + m
@@ -340,8 +364,8 @@ def _jacobi_reg_kernel(bt_ptr, vt_ptr, n, N, thr, max_sweeps, NP: tl.constexpr, 
 
 
 @triton.jit
-def _sigma_kernel(bt_ptr, sig_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
-    # σ_j = ‖Bt[j]‖ (after convergence the columns of B are σ_j·u_j)
+def _sigma_kernel(bt_ptr, sig_ptr, scale_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
+    # σ_j = ‖Bt[j]‖ / scale (after convergence the columns of B are scale·σ_j·u_j)
     n = tl.zeros((), tl.int64) + n
     b = tl.program_id(1).to(tl.int64)
     j = tl.program_id(0) * BR + tl.arange(0, BR).to(tl.int64)
@@ -351,7 +375,7 @@ def _sigma_kernel(bt_ptr, sig_ptr, n, BR: tl.constexpr, BC: tl.constexpr):
         x = tl.load(bt_ptr + b * n * n + j[:, None].to(tl.int64) * n + c[None, :],
                     mask=(j < n)[:, None] & (c < n)[None, :], other=0.0)
         acc += tl.sum(x * x, axis=1)
-    tl.store(sig_ptr + b * n + j, tl.sqrt(acc), mask=j < n)
+    tl.store(sig_ptr + b * n + j, tl.sqrt(acc) / tl.load(scale_ptr + b), mask=j < n)
 
 
 @triton.jit
@@ -445,13 +469,15 @@ def _svd_core(A):
     w = torch.empty((nb, mw, nw), dtype=A.dtype, device=A.device)
     _copy_in_kernel[(triton.cdiv(mw, 32), triton.cdiv(nw, 32), nb)](a, w, mw, nw, nw, 0, a.stride(0), a.stride(1),
                                                                     a.stride(2), BR=32, BC=32)
+    scale = torch.empty(nb, dtype=A.dtype, device=A.device)
+    _scale_kernel[(nb,)](w, scale, mw, nw, F64=A.dtype == torch.float64, BLOCK=1024)
     tau, t = _qr_factor(w, mw, nw)
     bt = torch.empty((nb, nw, nw), dtype=A.dtype, device=A.device)
     vt = torch.empty((nb, nw, nw), dtype=A.dtype, device=A.device)
     _r_to_bt_kernel[(triton.cdiv(nw, 32), triton.cdiv(nw, 32), nb)](w, bt, vt, mw, nw, BR=32)
     _jacobi(bt, vt, nw)
     sig = torch.empty((nb, nw), dtype=A.dtype, device=A.device)
-    _sigma_kernel[(triton.cdiv(nw, 32), nb)](bt, sig, nw, BR=32, BC=64)
+    _sigma_kernel[(triton.cdiv(nw, 32), nb)](bt, sig, scale, nw, BR=32, BC=64)
     return transposed, mw, nw, w, t, bt, vt, sig
 
 

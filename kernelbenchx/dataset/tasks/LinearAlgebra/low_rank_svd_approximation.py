@@ -23,6 +23,8 @@ def fixed_cases(gen):
     yield "batch", Call(inv.low_rank_plus_noise(10, 8, 2, gen, batch=(4,)), 2)
     # a column near float32's underflow beside a rank-1-plus-noise block
     yield "tiny_column", Call(inv.tiny_column_block(inv.low_rank_plus_noise(4, 4, 1, gen).double(), 65, gen), 1)
+    # every entry far below 1: squares underflow float32, and a column threshold near its underflow skips reflections
+    yield "float32_tiny_scale", Call(inv.low_rank_plus_noise(6, 4, 2, gen).float() * 1e-32, 2)
 
 
 def random_cases(gen, mode):

@@ -41,6 +41,8 @@ def fixed_cases(gen):
     # a column near float32's underflow: its singular value is cut by rcond (a float32 SVD resolves it only to
     # about ε·max(S), so rcond is well above that)
     yield "float32_tiny_column", Call(inv.tiny_column_block(inv.well_conditioned(4, 4, gen), 65, gen), rcond=1e-3)
+    # every entry far below 1 (the pseudoinverse's near 1e32): squares underflow float32
+    yield "float32_tiny_scale", Call(inv.well_conditioned(6, 4, gen, dtype=torch.float32) * 1e-32)
 
 
 def random_cases(gen, mode):

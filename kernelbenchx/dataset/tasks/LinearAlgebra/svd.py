@@ -25,6 +25,8 @@ def fixed_cases(gen):
     yield "1x1", Call(torch.tensor([[-3.0]]))
     # a column near float32's underflow beside a 4×4 block: a singular value of about 1e-41
     yield "tiny_column", Call(inv.tiny_column_block(inv.gaussian((4, 4), gen), 65, gen))
+    # every entry far below 1: squares underflow float32, and a column threshold near its underflow skips reflections
+    yield "float32_tiny_scale", Call(inv.well_conditioned(6, 4, gen, dtype=torch.float32) * 1e-32)
 
 
 def random_cases(gen, mode):
