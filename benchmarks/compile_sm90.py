@@ -79,9 +79,7 @@ def compile_one(task_id: str) -> int:
     entry = getattr(module, task.entry)
     for _, call in build_cases(task, None) + build_cases(task, 5):
         call.invoke(entry)
-    from torch._subclasses.fake_tensor import FakeTensorMode
-
-    from torch._subclasses.fake_tensor import DataDependentOutputException
+    from torch._subclasses.fake_tensor import DataDependentOutputException, FakeTensorMode
 
     skipped = []
     with FakeTensorMode(allow_non_fake_inputs=True):
