@@ -91,22 +91,58 @@ def test_judge_case_checks_inputs_observations_outputs_and_timer():
 
 def test_custom_check_tasks_are_judged_whole_by_a_judge_process_after_the_timing():
     task = get_task("LinearAlgebra/qr")
-    asked, timed = [], []
+    asked, timed, fetched = [], [], []
+    held = (torch.eye(3), torch.eye(3))
 
     def judge_call(request, timeout):
         asked.append(request)
         return m.CheckResult("Q is not orthogonal")
 
-    mine = replace(perf_reply([[torch.ones(4)]], [torch.ones(4)]), output=(torch.eye(3), torch.eye(3)))
+    def fetch(index):
+        fetched.append(index)
+        return tuple(t.clone() for t in held)
+
+    mine = replace(perf_reply([[torch.ones(4)]], [torch.ones(4)]), output_digest=timing.output_digest(held))
     base = perf_reply([[torch.ones(4)]], [torch.ones(4)], candidate=False)
     pending: list = []
     the_lane = lane(lambda request, timeout: timed.append(request), judge=judge_call)
     perf_stage.judge_case(task, 0, base, mine, the_lane, pending)  # set aside, not judged while timing
-    assert pending == [(0, mine.output)] and not asked and not timed
+    assert pending == [(0, mine.output_digest)] and not asked and not timed and not fetched
     with pytest.raises(Rejected) as info:
-        perf_stage.judge_pending(task, pending, the_lane)
+        perf_stage.judge_pending(task, pending, the_lane, fetch)
     assert info.value.reason is Reason.PERF_RECHECK and "orthogonal" in info.value.message
-    assert isinstance(asked[0], m.PerfCheck) and asked[0].output is mine.output and not timed
+    assert fetched == [0] and isinstance(asked[0], m.PerfCheck) and not timed
+    assert torch.equal(asked[0].output[0], held[0])
+
+
+def test_a_held_output_that_changed_after_its_timing_is_deferred_work_and_never_judged():
+    task = get_task("LinearAlgebra/qr")
+    asked = []
+    timed_output = (torch.eye(3), torch.eye(3))
+    repaired = (torch.eye(3), torch.eye(3) * (1 + 1e-7))  # one ulp-scale change is enough
+    the_lane = lane(judge=lambda request, timeout: asked.append(request) or m.CheckResult(None))
+    pending = [(0, timing.output_digest(timed_output))]
+    with pytest.raises(Rejected) as info:
+        perf_stage.judge_pending(task, pending, the_lane, lambda index: repaired)
+    assert info.value.reason is Reason.DEFERRED_WORK and not asked
+    perf_stage.judge_pending(task, pending, the_lane, lambda index: timed_output)  # unchanged: judged
+    assert len(asked) == 1
+    mine = perf_reply([[torch.ones(4)]], [torch.ones(4)])  # asked to hold its output, reports no digest
+    with pytest.raises(Rejected) as info:
+        perf_stage.judge_case(task, 0, perf_reply([[torch.ones(4)]], [torch.ones(4)], candidate=False), mine,
+                              the_lane, [])
+    assert info.value.reason is Reason.PROTOCOL
+
+
+def test_the_output_digest_sees_dtype_shape_and_every_byte():
+    a = torch.randn(4, 6)
+    assert timing.output_digest(a) == timing.output_digest(a.clone()) == timing.output_digest((a,))
+    assert timing.output_digest(a) != timing.output_digest(a.reshape(6, 4))
+    assert timing.output_digest(a) != timing.output_digest(a.view(torch.int32))
+    assert timing.output_digest(a.T) == timing.output_digest(a.T.contiguous())
+    b = a.clone()
+    b.view(torch.int32)[3, 5] ^= 1  # the lowest mantissa bit of one element
+    assert timing.output_digest(a) != timing.output_digest(b)
 
 
 def slow_reply(samples, median_ms):
@@ -303,3 +339,15 @@ def test_a_slow_eager_timing_still_runs_every_input_set_whose_output_is_rechecke
     assert sorted(set(called)) == [0, 1, 2]
     assert [int(o[0]) for o in outputs] == [1, 2, 3]
     assert all(len(timing.sample_values(o, 7)) == 2 for o in outputs)
+
+
+def test_the_candidate_process_sends_a_held_output_once():
+    from kernelbenchx.evaluator.child.harness import Harness
+
+    harness = Harness()
+    harness.held_outputs[2] = torch.arange(5)
+    reply = harness.fetch_output(m.FetchOutput(2))
+    assert isinstance(reply, m.HeldOutput) and reply.case == 2 and torch.equal(reply.output, torch.arange(5))
+    again = harness.fetch_output(m.FetchOutput(2))  # sent once: nothing is kept alive after the judgement
+    assert isinstance(again, m.Failed) and "perf case 2" in again.error.message
+    assert isinstance(m.decode(m.encode(reply)[m.HEADER.size:]), m.HeldOutput)

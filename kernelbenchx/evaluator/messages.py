@@ -174,7 +174,7 @@ class TimeCase:
     baseline_ms: float | None = None  # the baseline's median (a candidate this much slower is timed once)
     baseline: str = "eager"  # lane only: eager, compile
     tf32: bool = False  # lane only: run the baseline under the task's precision admission
-    full_output: bool = False  # send input set 0's whole output (custom-check tasks are judged on it)
+    full_output: bool = False  # hold input set 0's whole output for FetchOutput (custom checks judge it whole)
     cpus: tuple = ()  # candidate only: move to these cores (reserved for this GPU's timings) before timing
     lease: bool = False  # candidate only: give the GPU back while Triton compiles
 
@@ -208,7 +208,21 @@ class PerfReport:
     observation: Observation | None = None  # candidate only
     recheck: Any = None
     cost: dict | None = None  # lane only: flops, bytes, unit
-    output: Any = None  # with full_output
+    output_digest: str | None = None  # with full_output: protocol.output_digest of the output held back
+
+
+@message
+class FetchOutput:
+    """Parent → candidate process, after its timings, off the lane: send the whole output of a perf case held
+    back by TimeCase(full_output=True). Sent inside the lane, gigabytes held the GPU idle for seconds."""
+
+    case: int
+
+
+@message
+class HeldOutput:
+    case: int
+    output: Any
 
 
 @message

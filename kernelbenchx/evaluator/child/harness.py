@@ -44,6 +44,7 @@ class Harness:
         self.perf_task = None
         self.last_snapshot: Any = None
         self.last_allocations: list[torch.Tensor] = []
+        self.held_outputs: dict[int, Any] = {}  # perf case → whole output held back for FetchOutput
 
     # -- requests ------------------------------------------------------------------------------------
     def load(self, req: m.Load) -> Any:
@@ -86,7 +87,13 @@ class Harness:
 
     def time_case(self, req: m.TimeCase) -> Any:
         with self.leased(req.lease):
-            return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self)
+            return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self,
+                                          held=self.held_outputs)
+
+    def fetch_output(self, req: m.FetchOutput) -> Any:
+        if req.case not in self.held_outputs:
+            return m.Failed(m.ErrorInfo("KeyError", f"no output of perf case {req.case} is held"))
+        return m.HeldOutput(req.case, self.held_outputs.pop(req.case))
 
     def warm_perf(self, req: m.WarmPerf) -> m.Warmed:
         """Compile what the perf cases will launch (child/perf_warm.py); the reply carries the tampering facts
@@ -319,7 +326,8 @@ def main() -> None:
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,
-                m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf}
+                m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf,
+                m.FetchOutput: harness.fetch_output}
     for request in channel.requests():
         handler = handlers.get(type(request))
         if handler is None:

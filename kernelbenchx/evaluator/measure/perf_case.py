@@ -71,14 +71,16 @@ def merge(observations: list[m.Observation]) -> m.Observation:
 
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
-                 observer: Observer | None = None) -> m.PerfReport | m.Failed:
-    """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check."""
+                 observer: Observer | None = None, held: dict[int, Any] | None = None) -> m.PerfReport | m.Failed:
+    """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check. With
+    `req.full_output`, input set 0's output is copied to the host into `held[req.case]` and only its digest
+    is reported: the parent fetches it after the lane is given back (FetchOutput)."""
     if req.cpus:
         import os
 
         os.sched_setaffinity(0, set(req.cpus))
     try:
-        return Measurement(req, task, fn, device, observer).run()
+        return Measurement(req, task, fn, device, observer, held).run()
     except torch.cuda.OutOfMemoryError as exc:
         torch.cuda.empty_cache()
         return m.Failed(m.ErrorInfo("OutOfMemoryError", str(exc)[:500]))
@@ -88,8 +90,9 @@ def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: st
 
 class Measurement:
     def __init__(self, req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
-                 observer: Observer | None) -> None:
+                 observer: Observer | None, held: dict[int, Any] | None = None) -> None:
         self.req, self.task, self.device, self.observer = req, task, device, observer
+        self.held = held if held is not None else {}
         self.fn = copying(fn, task.contract.mutates) if task.contract.mutates else fn
         self.observations: list[m.Observation] = []
         self.phases: dict[str, float] = {}
@@ -139,7 +142,7 @@ class Measurement:
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
                                                    wrap=self.quietly if self.observer is not None else None)
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
-        full = outputs[0] if req.full_output else None
+        digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs
         self.lap("timing_s")
         recheck = None
         if not slow:
@@ -150,11 +153,14 @@ class Measurement:
         cost = self.cost(calls[0]) if self.observer is None else None
         self.lap("recheck_s")
         report = m.PerfReport(built[0][0], fingerprints, stats, samples, dict(self.phases),
-                              merge(self.observations) if self.observations else None, recheck, cost,
-                              to_cpu(full) if full is not None else None)
+                              merge(self.observations) if self.observations else None, recheck, cost, digest)
         del calls, built, outputs
         torch.cuda.empty_cache()  # long-lived lane processes must not hoard the previous case's memory
         return report
+
+    def hold(self, output: Any) -> str:
+        self.held[self.req.case] = copy = to_cpu(output)
+        return timing.output_digest(copy)
 
     def cost(self, call: Call) -> dict | None:
         out = self.task.reference(*call.clone().args, **call.kwargs)
@@ -165,7 +171,7 @@ class Measurement:
 def to_cpu(value: Any) -> Any:
     from kernelbenchx.dataset.task import map_tensors
 
-    return map_tensors(value, lambda t: t.detach().cpu())
+    return map_tensors(value, lambda t: t.detach().to("cpu", copy=True))
 
 
 def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any,

@@ -5,9 +5,9 @@ seeds; the baseline is timed, then the candidate, with the same protocol; the pa
 same inputs (fingerprints), judges the candidate's observations (launches, PyTorch operators, threads, the
 observation layer itself) over every call the protocol made, re-checks its timed outputs and one fresh
 post-timing call at secret positions (elementwise contracts) or has a trusted judge process judge the whole
-perf-size output with the task's own check once the timing is over (decompositions, RNG,
-quantization), cross-checks event time against host
-time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
+perf-size output with the task's own check once the timing is over (decompositions, RNG, quantization: the
+candidate process holds that output back and reports its digest, and sends it once the lane is given back),
+cross-checks event time against host time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
 the task's speedup is the geometric mean over its cases.
 
 Baselines run under the same precision admission as the candidate (TF32 on where the contract allows it);
@@ -28,7 +28,7 @@ from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import roofline
 from kernelbenchx.evaluator.measure.golden import golden_deviation
 from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, perf_case_count
-from kernelbenchx.evaluator.measure.protocol import Protocol
+from kernelbenchx.evaluator.measure.protocol import Protocol, output_digest
 from kernelbenchx.evaluator.parent import observations
 from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.process import Child, ChildFailed
@@ -80,7 +80,7 @@ def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None)
     gives the GPU back while Triton compiles). Raises Rejected for the first failure."""
     cases: list[dict] = []
     warnings: list[str] = []
-    pending: list[tuple[int, Any]] = []  # (case, perf-size output) judged by judge_pending afterwards
+    pending: list[tuple[int, str]] = []  # (case, digest of the output held back) for judge_pending
     count = perf_case_count(task)
     child.restart_clock(lane.timeout_s)
     try:
@@ -188,7 +188,9 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, wher
     judgement (judge_pending: a full judgement can take a minute, and the GPU need not be held alone for it)."""
     slow = slow_enough_to_skip_recheck(mine.timing, base.timing)
     if judged_by_lane(task):
-        pending.append((index, mine.output))
+        if not isinstance(mine.output_digest, str):
+            raise Rejected(Reason.PROTOCOL, f"{where}: no digest of the output it was asked to hold")
+        pending.append((index, mine.output_digest))
         return
     tol = task.contract.tolerance
     for k, (got, want) in enumerate(zip(mine.samples, base.samples)):
@@ -201,12 +203,19 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, wher
             raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
 
 
-def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> tuple[float, list[str]]:
-    """Judge the perf-size outputs recheck set aside, after the timing; raises Rejected for the first that
-    fails. Returns the seconds it took and the judges' notes (a judgement that fell back to the CPU)."""
+def judge_pending(task: Task, pending: list[tuple[int, str]], lane: Lane,
+                  fetch: Callable[[int], Any]) -> tuple[float, list[str]]:
+    """Judge the perf-size outputs recheck set aside, after the timing: each is fetched from the candidate
+    process (`fetch`), must match the digest reported when it was timed, and is judged by a trusted server.
+    Raises Rejected for the first that fails. Returns the seconds it took and the judges' notes (a judgement
+    that fell back to the CPU)."""
     started, notes = time.perf_counter(), []
-    for index, output in pending:
+    for index, digest in pending:
         where = f"perf case {index}"
+        output = fetch(index)
+        if output_digest(output) != digest:
+            raise Rejected(Reason.DEFERRED_WORK, f"{where}: the timed output changed in the candidate process "
+                                                 "between its timing and its judgement")
         seed = lane.seed_of(task.id, "perf", index, 0)
         verdict = lane.judge(m.PerfCheck(task.id, index, seed, output), 900)
         if not isinstance(verdict, m.CheckResult):
@@ -215,6 +224,21 @@ def judge_pending(task: Task, pending: list[tuple[int, Any]], lane: Lane) -> tup
             raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
         notes += [f"{where}: {verdict.note}"] if verdict.note else []
     return time.perf_counter() - started, notes
+
+
+def fetch_output(child: Child, index: int, timeout_s: float) -> Any:
+    """The whole output of perf case `index` the candidate process held back (TimeCase.full_output)."""
+    child.restart_clock(timeout_s)  # sending it is the harness's work, not the candidate's
+    try:
+        reply = child.call(m.FetchOutput(index))
+    except ChildFailed as failed:
+        if failed.kind != "timeout":
+            raise
+        raise Rejected(Reason.PERF_TIMEOUT, f"perf case {index}: its timed output was not sent back in "
+                                            f"{timeout_s:.0f} s") from None
+    if not isinstance(reply, m.HeldOutput) or reply.case != index:
+        raise Rejected(Reason.PROTOCOL, f"perf case {index}: unexpected reply to the output fetch: {describe(reply)}")
+    return reply.output
 
 
 def slow_enough_to_skip_recheck(mine: dict, base: dict) -> bool:

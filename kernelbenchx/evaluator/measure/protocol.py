@@ -13,6 +13,7 @@ the same inputs, device and protocol.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import statistics
 import time
@@ -204,6 +205,18 @@ def fingerprint(value: Any) -> list[float]:
         d = t.detach().double() if not t.is_complex() else torch.view_as_real(t.detach()).double()
         out += [float(d.sum()), float((d * d).sum())]
     return out
+
+
+def output_digest(value: Any) -> str:
+    """SHA-256 of every tensor's dtype, shape and bytes, in order: the candidate process digests an output it
+    holds back right after timing it, and the parent re-digests what it is sent later, so the output judged is
+    the output timed (later candidate code could otherwise repair it in the process's memory)."""
+    digest = hashlib.sha256()
+    for t in iter_tensors(value):
+        t = t.detach().cpu().contiguous()
+        digest.update(f"{t.dtype}{tuple(t.shape)};".encode())
+        digest.update(memoryview(t.reshape(-1).view(torch.uint8).numpy()))
+    return digest.hexdigest()
 
 
 def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[torch.Tensor]:

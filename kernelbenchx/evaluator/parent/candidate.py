@@ -10,6 +10,7 @@ import errno
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any, Callable, ContextManager
 
 from kernelbenchx.dataset.registry import get_task
@@ -208,7 +209,8 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
         seconds = time.perf_counter() - clock
     pending = result.pop("pending")
     watch.at("perf judge")
-    judge_s, notes = perf_stage.judge_pending(task, pending, lane) if pending else (0.0, [])  # Run.judge
+    fetch = partial(perf_stage.fetch_output, child, timeout_s=lane.timeout_s)
+    judge_s, notes = perf_stage.judge_pending(task, pending, lane, fetch) if pending else (0.0, [])  # Run.judge
     return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
             "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,
             "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}), "gpu": run.gpu_identity(gpu),
