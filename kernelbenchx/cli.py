@@ -81,7 +81,8 @@ def eval_(
     perf_timeout: Annotated[float, typer.Option(help="perf-stage seconds, from holding the GPU")] = 90.0,
     baselines: Annotated[str, typer.Option(help="comma-separated: eager, compile, solution")] = "eager",
     perf: Annotated[bool, typer.Option(help="time candidates on the GPU")] = True,
-    perf_warm: Annotated[bool, typer.Option(help="compile perf-size kernels on fake inputs before timing")] = True,
+    warm_up: Annotated[bool, typer.Option(help="compile each candidate's kernels on fake inputs before its "
+                                               "correctness cases and before its timing")] = True,
     task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
@@ -96,7 +97,7 @@ def eval_(
 
     config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
-                       perf_warm=perf_warm, task_set=task_set, require_isolation=require_isolation, ray=ray)
+                       warm_up=warm_up, task_set=task_set, require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

@@ -276,3 +276,51 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     thread.join(5)
     assert seen == [(1, False)] and guard.sharers == 0
     assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing
+
+
+def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timing():
+    """The trusted reference process builds a task's inputs, then asks for the GPU's shared guard for the
+    reference calls (a real server process; on this CPU machine its 'GPU work' runs on the CPU)."""
+    from kernelbenchx.evaluator.parent.references import ExpectedOutputs, TrustedServer
+
+    guard, timed = GpuGuard(), threading.Event()
+    server = TrustedServer("cpu")
+    server.gpu = 0  # as a GPU's reference server: the parent answers its guard requests
+    outputs = ExpectedOutputs([server], "cpu", lambda gpu: guard.shared)
+    try:
+        outputs.get("Activation/relu", 5, 0)  # started and warm: the timing below is not its start-up
+        ended = []
+
+        def timing():
+            with guard.exclusive():
+                timed.set()
+                time.sleep(0.5)
+                ended.append(time.perf_counter())
+
+        thread = threading.Thread(target=timing, daemon=True)
+        thread.start()
+        timed.wait(5)
+        expected = outputs.get("Activation/gelu", 5, 0)
+        answered = time.perf_counter()
+        thread.join(5)
+    finally:
+        server.close()
+    assert set(expected.stages) == {"stage1", "stage2"} and expected.stages["stage1"]
+    assert ended and answered >= ended[0]  # its reference calls waited for the timing
+    assert guard.sharers == 0 and not guard.timing  # and it gave the guard back
+
+
+def test_a_cpu_reference_server_asks_for_no_guard():
+    from kernelbenchx.evaluator.parent.references import ExpectedOutputs
+
+    seen = []
+
+    class Server:
+        gpu, device = None, "cpu"
+
+        def call(self, request, timeout, interim=None):
+            seen.append(request)
+            return m.Expected({"stage1": (), "stage2": ()})
+
+    ExpectedOutputs([Server()], "cpu", lambda gpu: pytest.fail("no guard on the CPU")).get("Activation/relu", 1, 0)
+    assert seen and not seen[0].guarded

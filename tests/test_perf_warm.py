@@ -22,7 +22,7 @@ from triton.runtime import autotuner, jit
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import perf_warm
-from kernelbenchx.evaluator.measure import perf_stage
+from kernelbenchx.evaluator.parent import warm_up
 from kernelbenchx.evaluator.measure.perf_case import perf_case_count
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
@@ -138,7 +138,8 @@ class WarmChild:
         pass
 
     def call(self, request: object, timeout: float | None = None, interim: object = None) -> object:
-        assert isinstance(request, m.WarmPerf) and request.lease
+        assert isinstance(request, (m.WarmPerf, m.WarmCases)) and interim is None  # no GPU guard to answer for
+        self.request = request
         return self.reply
 
 
@@ -148,20 +149,83 @@ def observation(**facts: object) -> m.Observation:
 
 
 def test_the_parent_records_the_warm_up_and_rejects_tampering() -> None:
-    from contextlib import nullcontext
-
     ok = WarmChild(m.Warmed(3, 2, 5, 1.5, ("case 2: DataDependentOutputException: item",), observation()))
-    record = perf_stage.warm(ok, nullcontext, 60.0)
+    record = warm_up.perf(ok, 60.0)
     assert ok.clock == [60.0]
     assert record["cases"] == 3 and record["warmed"] == 2 and record["compiles"] == 5 and len(record["skipped"]) == 1
     for facts, reason in (({"thread_attempts": 1}, Reason.THREADS), ({"threads_after": 4}, Reason.THREADS),
                           ({"observer_intact": False}, Reason.OBSERVER_DISABLED)):
         with pytest.raises(Rejected) as raised:
-            perf_stage.warm(WarmChild(m.Warmed(3, 3, 0, 0.1, (), observation(**facts))), nullcontext, 60.0)
+            warm_up.perf(WarmChild(m.Warmed(3, 3, 0, 0.1, (), observation(**facts))), 60.0)
         assert raised.value.reason == reason and "perf warm-up" in raised.value.message
     with pytest.raises(Rejected) as raised:
-        perf_stage.warm(WarmChild(m.Warmed(3, 3, 0, 0.1)), nullcontext, 60.0)  # no observation sent
+        warm_up.perf(WarmChild(m.Warmed(3, 3, 0, 0.1)), 60.0)  # no observation sent
     assert raised.value.reason == Reason.OBSERVER_DISABLED
     with pytest.raises(Rejected) as raised:
-        perf_stage.warm(WarmChild(m.Symbols(())), nullcontext, 60.0)
+        warm_up.perf(WarmChild(m.Symbols(())), 60.0)
     assert raised.value.reason == Reason.PROTOCOL
+
+
+def stage_rows(task_id: str) -> dict:
+    """ExpectedRows as the reference server sends them, without expected outputs (the warm-up needs none)."""
+    from kernelbenchx.dataset.cases import build_cases
+
+    task = get_task(task_id)
+    return {"stage1": [m.ExpectedRow(name, call.to_payload(), None) for name, call in build_cases(task, None)],
+            "stage2": [m.ExpectedRow(name, call.to_payload(), None) for name, call in build_cases(task, 7)]}
+
+
+def test_a_correctness_layout_warms_the_specialization_the_real_input_will_have(launches: list[dict]) -> None:
+    storage = torch.zeros(1003)
+    real = storage[3:].view(20, 50)[:, ::2]  # a strided view 12 bytes into its storage
+    layout = warm_up.layout(real)
+    assert layout.size == (20, 25) and layout.stride == (50, 2) and layout.storage_offset == 3
+    assert layout.storage_size == 1003 and layout.dtype == "torch.float32"
+    wire = m.decode(m.encode(m.WarmCases((warm_up.layouts({"args": [real, 2.5], "kwargs": {"k": 3}}),)))
+                    [m.HEADER.size:])
+    kernel = jit.JITFunction(scale)
+
+    def entry(x, alpha, k):
+        assert x.shape == (20, 25) and x.stride() == (50, 2) and alpha == 2.5 and k == 3
+        kernel[(1,)](x, torch.empty_like(x), x.numel(), BLOCK=64)
+
+    report = perf_warm.warm_calls(wire.calls, entry, "cpu")
+    assert report.warmed == report.cases == 1 and report.skipped == [] and report.hooks_intact
+    (launch,) = launches
+    assert specialization(launch["args"][0]) == specialization(real)
+
+
+@pytest.mark.parametrize("task_id", ["Activation/gelu", "Reduce/sum", "LinearAlgebra/qr", "MatrixMultiply/matmul"])
+def test_kept_solutions_warm_their_correctness_cases_once_per_layout(task_id: str, launches: list[dict],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(triton.knobs.runtime, "interpret", False)
+    spec = importlib.util.spec_from_file_location("warm_solution", SOLUTIONS / f"{task_id}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = stage_rows(task_id)
+    child = WarmChild(m.Warmed(0, 0, 0, 0.0, (), observation()))
+    warm_up.correctness(child, rows)
+    calls = child.request.calls
+    assert 0 < len(calls) <= sum(map(len, rows.values()))
+    assert len({repr(call) for call in calls}) == len(calls)  # each distinct layout once
+    report = perf_warm.warm_calls(calls, getattr(module, get_task(task_id).entry), "cpu")
+    assert report.skipped == [] and report.warmed == len(calls) and report.hooks_intact
+    assert launches and all(c["warmup"] for c in launches)
+
+
+def test_a_candidate_process_answers_the_correctness_warm_up_through_its_channel() -> None:
+    """The real harness process: WarmCases is served after Load, decides nothing, and reports its facts."""
+    from kernelbenchx.evaluator.isolation import TRUSTED
+    from kernelbenchx.evaluator.parent.candidate import HARNESS
+    from kernelbenchx.evaluator.parent.references import device_env
+    from kernelbenchx.evaluator.process import Child, Limits
+
+    task = get_task("Activation/gelu")
+    rows = stage_rows(task.id)
+    with Child(HARNESS, Limits(wall_s=120), TRUSTED, env=device_env("cpu", None)) as child:
+        assert isinstance(child.call(m.Load((SOLUTIONS / f"{task.id}.py").read_text(), task.entry, task.id, "cpu")),
+                          m.Loaded)
+        record = warm_up.correctness(child, rows)
+        assert isinstance(child.call(m.Verify()), m.Symbols)  # the process serves requests after it
+    assert 0 < record["cases"] < sum(map(len, rows.values()))  # stage 2 repeats stage 1's layouts
+    assert record["warmed"] + len(record["skipped"]) >= record["cases"]

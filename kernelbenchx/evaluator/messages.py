@@ -185,7 +185,24 @@ class WarmPerf:
     launch, calling the entry on fake tensors (child/perf_warm.py). Only the observation's tampering rules can
     decide a verdict from it."""
 
-    lease: bool = False  # give the GPU back while Triton compiles
+
+@message
+class WarmCases:
+    """Parent → candidate process, after Load, before stage 1: compile what its correctness cases will launch,
+    calling the entry on fake tensors laid out as the cases' inputs (child/perf_warm.py)."""
+
+    calls: tuple  # Call payloads whose tensors are TensorLayouts
+
+
+@message
+class TensorLayout:
+    """A tensor without its values: enough to build a fake tensor that specializes a Triton launch the same."""
+
+    dtype: str
+    size: tuple
+    stride: tuple
+    storage_offset: int
+    storage_size: int  # elements of the storage the view lies in
 
 
 @message
@@ -252,6 +269,7 @@ class ExpectedRequest:
     task_id: str
     seed: int  # stage-2 seed, derived from the run's secret seed
     device: str
+    guarded: bool = False  # take the GPU's shared guard (GpuAcquire … GpuRelease) around the GPU work
 
 
 @message

@@ -51,7 +51,7 @@ def eval_args(config: RunConfig, submission: Path) -> list[str]:
             "--timeout", str(config.timeout_s), "--perf-timeout", str(config.perf_timeout_s),
             "--baselines", ",".join(config.baselines), "--task-set", config.task_set]
     args += ["--resume"] * config.resume + ["--overwrite"] * config.overwrite + ["--no-perf"] * (not config.perf)
-    args += ["--no-perf-warm"] * (not config.perf_warm)
+    args += ["--no-warm-up"] * (not config.warm_up)
     args += ["--require-isolation"] * config.require_isolation
     args += ["--device", config.device] * (config.device is not None) + ["--seed", str(config.seed)] * (
         config.seed is not None)

@@ -96,15 +96,22 @@ class Harness:
         return m.HeldOutput(req.case, self.held_outputs.pop(req.case))
 
     def warm_perf(self, req: m.WarmPerf) -> m.Warmed:
-        """Compile what the perf cases will launch (child/perf_warm.py); the reply carries the tampering facts
-        of the calls: threads, refusals, and whether the compile-only hooks stayed in place."""
+        """Compile what the perf cases will launch (child/perf_warm.py)."""
         if self.perf_task is None:  # the CPU path: the interpreter compiles nothing
             return m.Warmed(0, 0, 0, 0.0)
+        return self.warmed(lambda: perf_warm.warm(self.perf_task, self.entry, self.device))
+
+    def warm_cases(self, req: m.WarmCases) -> m.Warmed:
+        """Compile what the correctness cases will launch (child/perf_warm.py)."""
+        return self.warmed(lambda: perf_warm.warm_calls(req.calls, self.entry, self.device))
+
+    def warmed(self, warm: Callable[[], perf_warm.WarmReport]) -> m.Warmed:
+        """Run a warm-up (it launches nothing, so it compiles without the compile lease); the reply carries
+        the tampering facts of its calls: threads, refusals, and whether the compile-only hooks stayed."""
         compiles = self.lease.compiles
         observe.GUARDS.reset()
         before = observe.thread_count()
-        with self.leased(req.lease):
-            report = perf_warm.warm(self.perf_task, self.entry, self.device)
+        report = warm()
         obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
         return m.Warmed(report.cases, report.warmed, self.lease.compiles - compiles, report.seconds,
@@ -326,7 +333,7 @@ def main() -> None:
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.Load: harness.load, m.RunCase: harness.run_case, m.Verify: harness.verify,
-                m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf,
+                m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf, m.WarmCases: harness.warm_cases,
                 m.FetchOutput: harness.fetch_output}
     for request in channel.requests():
         handler = handlers.get(type(request))

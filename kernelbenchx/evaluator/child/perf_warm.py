@@ -1,11 +1,14 @@
-"""Compiles the kernels a candidate's perf cases will launch, before the candidate queues for the timing lane.
+"""Compiles the kernels a candidate will launch, before it needs the GPU: its correctness cases' kernels
+before stage 1, its perf cases' kernels before it queues for the timing lane.
 
-Perf sizes cross Triton's specialization boundaries and make kernels pick other block sizes, so a perf case's
-first call compiles variants the correctness cases never needed. Compiled inside the perf stage, they pause
-the GPU's timing lane: checks may use the GPU meanwhile, but no other candidate is timed, and on a one-GPU
-host the lane is the run's critical path. So the process first calls its entry once per perf case on fake
-tensors (FakeTensorMode: shapes, strides and dtypes, no memory, no values) with every Triton launch turned
-into a compile without a launch, under the GPU's shared guard, which it gives back while compiling.
+A kernel's first launch in a fresh process compiles it for seconds. Compiled in the middle of a correctness
+case, the process gives the GPU's shared guard back and must queue for it again behind every waiting timing
+(on a one-GPU host that was most of a run's time); compiled inside the perf stage, it pauses the GPU's timing
+lane, the run's critical path. Perf sizes also cross Triton's specialization boundaries and make kernels pick
+other block sizes, so perf cases compile variants the correctness cases never needed. So the process first
+calls its entry once per case on fake tensors (FakeTensorMode: shapes, strides and dtypes, no memory, no
+values) with every Triton launch turned into a compile without a launch. Nothing runs on the GPU then, so the
+warm-ups hold no side of the GPU's guard.
 
 The specialization Triton derives from a tensor argument is its dtype and whether its address is a multiple of
 16; a fake tensor has no address, so it is passed as a `FakePointer` at its storage offset (fresh allocations
@@ -22,12 +25,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from kernelbenchx.dataset.task import Task
+from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_case
 
 
@@ -104,18 +109,47 @@ class WarmReport:
 
 def warm(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
     """Call `entry` once per perf case of `task` on fake inputs, compiling what it launches."""
+    def build(index: int) -> tuple[tuple, dict]:
+        call = perf_case.build_case(task, index, 0, device)[1]
+        return call.args, call.kwargs
+
+    return warm_each([partial(build, index) for index in range(perf_case.perf_case_count(task))], entry)
+
+
+def warm_calls(calls: tuple[dict, ...], entry: Callable[..., Any], device: str) -> WarmReport:
+    """Call `entry` once per correctness call payload (its tensors as TensorLayouts) on fake inputs."""
+    def build(call: dict) -> tuple[tuple, dict]:
+        return tuple(fake_inputs(call["args"], device)), dict(fake_inputs(call["kwargs"], device))
+
+    return warm_each([partial(build, call) for call in calls], entry)
+
+
+def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[..., Any]) -> WarmReport:
+    """Build each case's inputs under FakeTensorMode and call `entry` on them, launches compiling only."""
     started = time.perf_counter()
-    count = perf_case.perf_case_count(task)
     warmed, skipped, intact = 0, [], True
     with compile_only() as hooks:
-        for index in range(count):
+        for index, build in enumerate(builders):
             try:
                 with FakeTensorMode(allow_non_fake_inputs=True):
-                    _, call = perf_case.build_case(task, index, 0, device)
-                    entry(*call.args, **call.kwargs)
+                    args, kwargs = build()
+                    entry(*args, **kwargs)
                 warmed += 1
             except BaseException as exc:  # candidate code may raise anything, SystemExit included
                 skipped.append(f"case {index}: {type(exc).__name__}: {str(exc)[:200]}")
             intact = intact and hooks.intact()
     skipped += [f"autotune config {error}" for error in hooks.errors]
-    return WarmReport(count, warmed, skipped, intact, time.perf_counter() - started)
+    return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started)
+
+
+def fake_inputs(value: Any, device: str) -> Any:
+    """`value` with each TensorLayout replaced by a fake tensor of that layout (call under FakeTensorMode)."""
+    if isinstance(value, m.TensorLayout):
+        dtype = getattr(torch, value.dtype.removeprefix("torch."))
+        storage = torch.empty(value.storage_size, dtype=dtype, device=device)
+        return storage.as_strided(value.size, value.stride, value.storage_offset)
+    if isinstance(value, (tuple, list)):
+        return type(value)(fake_inputs(v, device) for v in value)
+    if isinstance(value, dict):
+        return {k: fake_inputs(v, device) for k, v in value.items()}
+    return value

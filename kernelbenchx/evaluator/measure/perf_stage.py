@@ -52,29 +52,6 @@ class Lane:
     cpus: tuple[int, ...] = ()  # cores reserved for this GPU's timings (the candidate moves there to be timed)
 
 
-def warm(child: Child, shared: Callable[[], ContextManager], timeout_s: float) -> dict:
-    """Before the candidate queues for the lane: it compiles what its perf cases launch, on fake tensors
-    (child/perf_warm.py), holding the GPU's shared guard except while compiling. Returns the record's
-    `perf.warm`; raises Rejected for tampering during the warm-up, or when it did not finish in `timeout_s`."""
-    child.restart_clock(timeout_s)
-    clock = time.perf_counter()
-    try:
-        with Lease(shared) as gpu:
-            child.extend_clock(gpu.waited)
-            reply = child.call(m.WarmPerf(lease=True), interim=gpu.answer)
-    except ChildFailed as failed:
-        if failed.kind != "timeout":
-            raise
-        raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but compiling the kernels of its perf cases "
-                                            f"(on fake inputs, before timing) did not finish in {timeout_s:.0f} s")
-    if not isinstance(reply, m.Warmed):
-        raise Rejected(Reason.PROTOCOL, f"unexpected reply to the perf warm-up: {type(reply).__name__}")
-    observations.judge_tampering(reply.observation or m.Observation(0, {}, 0, 0, False), "perf warm-up")
-    return {"seconds": round(time.perf_counter() - clock, 3), "child_s": round(reply.seconds, 3),
-            "guard_wait_s": round(gpu.waited, 3), "cases": reply.cases, "warmed": reply.warmed,
-            "compiles": reply.compiles, "skipped": list(reply.skipped)[:20]}
-
-
 def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None) -> dict:
     """Time every perf case (the caller holds the GPU exclusively, through `lease` if given: the candidate
     gives the GPU back while Triton compiles). Raises Rejected for the first failure."""

@@ -47,7 +47,7 @@ class Evaluator:
         if self.seed_fixed:
             return
         self.run.seed = secrets.randbits(62)
-        self.run.outputs = ExpectedOutputs(self.run.outputs.servers, self.run.device)
+        self.run.outputs = ExpectedOutputs(self.run.outputs.servers, self.run.device, self.run.outputs.shared)
 
     def submit(self, items: Iterable[Item], reseed: bool = True) -> Iterator[Result]:
         """Evaluate `items` in parallel; yields each Result as soon as it is ready (not in input order)."""

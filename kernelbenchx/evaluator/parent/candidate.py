@@ -18,7 +18,7 @@ from kernelbenchx.dataset.task import Task
 from kernelbenchx.dataset.views import MALLOC_POISON  # CPU children: fresh allocations hold poison
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
-from kernelbenchx.evaluator.parent import judge, static, watch
+from kernelbenchx.evaluator.parent import judge, static, warm_up, watch
 from kernelbenchx.evaluator.parent.gpu_guard import Lease, TimingLease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
@@ -89,6 +89,9 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
         try:
             watch.at("load")
             load(child, candidate, task, run, log, run.shared(gpu))
+            if run.config.warm_up and not run.on_cpu:
+                watch.at("correctness warm-up")
+                log.correct["warm"] = warm_up.correctness(child, expected)
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 watch.at(stage)
@@ -197,9 +200,9 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
                                                "nothing about speed"}
     lane = run.lane(gpu)
     warmed = None
-    if run.config.perf_warm:
+    if run.config.warm_up:
         watch.at("perf warm-up")
-        warmed = perf_stage.warm(child, run.shared(gpu), lane.timeout_s)
+        warmed = warm_up.perf(child, lane.timeout_s)
     watch.at("perf guard")
     with TimingLease(run.guards[gpu]) as lane_lease:
         watch.at("perf")

@@ -42,7 +42,7 @@ class RunConfig:
     perf_timeout_s: float = 90.0  # a candidate's perf stage, counted from when it holds its GPU's lane
     baselines: tuple[str, ...] = ("eager",)
     perf: bool = True
-    perf_warm: bool = True  # compile the perf cases' kernels on fake inputs before queueing for the lane
+    warm_up: bool = True  # compile the correctness and perf cases' kernels on fake inputs first (parent/warm_up.py)
     task_set: str = "paper"  # paper | all | faithful | submitted
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
@@ -148,13 +148,13 @@ class Run:
         gpus = 0 if self.on_cpu else torch.cuda.device_count()
         pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
         self.cpus = CpuPlan.for_host(gpus)
-        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
-                      for k in range(pool)]
-        self.outputs = ExpectedOutputs(references, self.device)
-        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
-        self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
         watch.GUARDS[:] = self.guards
+        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
+                      for k in range(pool)]
+        self.outputs = ExpectedOutputs(references, self.device, self.shared)
+        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
+        self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")

@@ -1,5 +1,5 @@
-"""The trusted server processes the parent talks to: a small pool computing expected outputs, one timing lane
-per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py). A
+"""The trusted server processes the parent talks to: a small pool computing expected outputs (their GPU work
+under the GPU's shared guard), one timing lane per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py). A
 judgement runs on a judge, never on the lane that other candidates' timings wait for. It runs on the GPU,
 under the GPU's shared guard (Run.judge): on the CPU the single-threaded float64 checks of a 2^28-element
 output took up to 266 s each on an H200 host, and with three judges per GPU the whole run queued behind them.
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from contextlib import nullcontext
+from typing import Any, Callable, ContextManager
 
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.isolation import TRUSTED
+from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
@@ -42,7 +44,7 @@ class TrustedServer:
         self.child: Child | None = None
         self.lock = threading.Lock()
 
-    def call(self, request: Any, timeout: float) -> Any:
+    def call(self, request: Any, timeout: float, interim: Callable[[Any], Any] | None = None) -> Any:
         with self.lock:
             for attempt in range(2):
                 if self.child is None:
@@ -53,7 +55,7 @@ class TrustedServer:
                     self.child.start()
                 try:
                     self.child.restart_clock(SERVER_LIMITS.wall_s)
-                    return self.child.call(request, timeout=timeout)
+                    return self.child.call(request, timeout=timeout, interim=interim)
                 except ChildFailed:
                     self.child.close()
                     self.child = None
@@ -76,8 +78,9 @@ def idlest(servers: list[TrustedServer]) -> TrustedServer:
 class ExpectedOutputs:
     """Expected outputs per task, computed once per run by the reference pool (tasks spread over it by id)."""
 
-    def __init__(self, servers: list[TrustedServer], device: str) -> None:
-        self.servers, self.device = servers, device
+    def __init__(self, servers: list[TrustedServer], device: str,
+                 shared: Callable[[int | None], Callable[[], ContextManager]] | None = None) -> None:
+        self.servers, self.device, self.shared = servers, device, shared
         self.cache: dict[str, m.Expected | Rejected] = {}
         self.lock = threading.Lock()
         self.task_locks: dict[str, threading.Lock] = {}
@@ -94,13 +97,18 @@ class ExpectedOutputs:
         return value
 
     def compute(self, task_id: str, seed: int, slot: int) -> m.Expected | Rejected:
-        """Without the GPU's guard: a task's correctness cases are small, and most of the seconds this takes
-        are CPU work (building inputs); holding the guard for them made every timing wait behind them."""
+        """The server takes the GPU's shared guard (`shared(gpu)`) only once it has built the inputs: most of
+        the seconds this takes are CPU work, and holding the guard for them made every timing wait."""
         server = self.servers[slot % len(self.servers)]
+        guarded = self.shared is not None and server.gpu is not None
+        lease = Lease(self.shared(server.gpu) if guarded else nullcontext)
         try:
-            reply = server.call(m.ExpectedRequest(task_id, seed, server.device), timeout=900)
+            reply = server.call(m.ExpectedRequest(task_id, seed, server.device, guarded=guarded), timeout=900,
+                                interim=lease.answer)
         except ChildFailed as exc:
             return Rejected(Reason.REFERENCE_FAILED, f"the reference process failed: {exc}")
+        finally:
+            lease.give_back()
         if isinstance(reply, m.Failed):
             return Rejected(Reason.REFERENCE_FAILED, f"the reference failed: {reply.error.type}: "
                                                      f"{reply.error.message}")

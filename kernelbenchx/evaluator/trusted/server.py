@@ -23,20 +23,43 @@ from kernelbenchx.evaluator.isolation import make_nondumpable
 from kernelbenchx.evaluator.measure import perf_case
 from kernelbenchx.evaluator.process import Channel
 
+CHANNEL: Channel | None = None  # set by main(): the parent's channel, for the GPU guard (gpu_turn)
+
 
 def expected(req: m.ExpectedRequest) -> m.Expected:
-    """Stage-1 and stage-2 inputs with their expected outputs, as CPU tensors."""
+    """Stage-1 and stage-2 inputs with their expected outputs, as CPU tensors. The inputs are built on the CPU
+    first; the GPU work after that runs under the GPU's shared guard when the request says so (never during a
+    timing: a reference computed on the GPU beside a timing made a 6 µs baseline read 21 µs)."""
     task = get_task(req.task_id)
     stages = {"stage1": build_cases(task, None), "stage2": build_cases(task, req.seed)}
+    with gpu_turn(req.guarded):
+        return references(task, stages, req.device)
+
+
+@contextlib.contextmanager
+def gpu_turn(guarded: bool) -> Iterator[None]:
+    """The GPU's shared guard, asked of the parent through the channel (parent/gpu_guard.py, Lease)."""
+    if not guarded or CHANNEL is None:
+        yield
+        return
+    if not isinstance(CHANNEL.ask(m.GpuAcquire()), m.GpuGranted):
+        os._exit(70)  # the parent is gone or confused: nothing may touch the GPU now
+    try:
+        yield
+    finally:
+        CHANNEL.reply(m.GpuRelease())
+
+
+def references(task: Any, stages: dict, device: str) -> m.Expected:
     out = {}
     for stage, cases in stages.items():
         rows = []
         for name, call in cases:
-            result = map_tensors(run_reference(task, call.to(req.device)), lambda t: t.detach().cpu())
+            result = map_tensors(run_reference(task, call.to(device)), lambda t: t.detach().cpu())
             sensitive = False
             kwarg = task.contract.seed_kwarg
             if kwarg and kwarg in call.kwargs:
-                other = run_reference(task, reseeded(call, kwarg).to(req.device))
+                other = run_reference(task, reseeded(call, kwarg).to(device))
                 sensitive = not same_value(map_tensors(other, lambda t: t.detach().cpu()), result)
             rows.append(m.ExpectedRow(name, call.to_payload(), result, sensitive))
         out[stage] = tuple(rows)
@@ -115,7 +138,8 @@ def main() -> None:
         os.sched_setaffinity(0, {int(c) for c in os.environ["KBX_CPUS"].split(",")})
     make_nondumpable()  # same-uid processes (candidates among them) cannot read this one's memory
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log (parent/watch.py)
-    channel = Channel(int(sys.argv[1]))
+    global CHANNEL
+    channel = CHANNEL = Channel(int(sys.argv[1]))
     handlers = {m.ExpectedRequest: expected, m.TimeCase: baseline, m.PerfCheck: check}
     for request in channel.requests():
         handler = handlers.get(type(request))

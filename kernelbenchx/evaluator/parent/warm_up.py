@@ -1,0 +1,69 @@
+"""The compile warm-ups, driven from the parent; the candidate's side is child/perf_warm.py.
+
+Right after its import the candidate process compiles what its correctness cases will launch, and after stage 2
+what its perf cases will launch, calling its entry on fake tensors. Nothing runs on the GPU meanwhile, so no side
+of the GPU's guard is held: on a one-GPU host, compiles inside the correctness cases gave the guard back and
+queued again behind every waiting timing, and that queueing was most of a run's time. A warm-up decides no
+verdict of correctness or speed; only the tampering rules apply to what its calls did.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+
+from kernelbenchx.dataset.task import map_tensors
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.process import Child, ChildFailed
+from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+STAGES = ("stage1", "stage2")
+
+
+def correctness(child: Child, stages: dict) -> dict:
+    """Warm the kernels of the correctness cases in `stages` (stage → ExpectedRows), once per distinct input
+    layout. Returns the record's `correct.warm`; raises Rejected for tampering. A timeout is the candidate's."""
+    started = time.perf_counter()
+    calls = {}
+    for stage in STAGES:
+        for row in stages.get(stage, ()):
+            call = layouts(row.call)
+            calls.setdefault(repr(call), call)
+    return record(child.call(m.WarmCases(tuple(calls.values()))), "correctness warm-up", started)
+
+
+def perf(child: Child, timeout_s: float) -> dict:
+    """Warm the kernels of the perf cases, before the candidate queues for the lane. Returns the record's
+    `perf.warm`; raises Rejected for tampering, or when it did not finish in `timeout_s`."""
+    child.restart_clock(timeout_s)
+    started = time.perf_counter()
+    try:
+        reply = child.call(m.WarmPerf())
+    except ChildFailed as failed:
+        if failed.kind != "timeout":
+            raise
+        raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but compiling the kernels of its perf cases "
+                                            f"(on fake inputs, before timing) did not finish in {timeout_s:.0f} s")
+    return record(reply, "perf warm-up", started)
+
+
+def record(reply: Any, what: str, started: float) -> dict:
+    if not isinstance(reply, m.Warmed):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to the {what}: {type(reply).__name__}")
+    observations.judge_tampering(reply.observation or m.Observation(0, {}, 0, 0, False), what)
+    return {"seconds": round(time.perf_counter() - started, 3), "child_s": round(reply.seconds, 3),
+            "cases": reply.cases, "warmed": reply.warmed, "compiles": reply.compiles,
+            "skipped": list(reply.skipped)[:20]}
+
+
+def layouts(call: dict) -> dict:
+    """A call payload with each tensor replaced by its layout (no values cross the channel twice)."""
+    return map_tensors(call, layout)
+
+
+def layout(t: torch.Tensor) -> m.TensorLayout:
+    return m.TensorLayout(str(t.dtype), tuple(t.shape), tuple(t.stride()), t.storage_offset(),
+                          t.untyped_storage().nbytes() // t.element_size())
