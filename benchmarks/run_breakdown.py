@@ -3,7 +3,8 @@
     python benchmarks/run_breakdown.py RUN_DIR [RUN_DIR ...]      # one JSON line per run
 
 Lane = the GPU's timing lane (`perf.seconds` held, `lane_wait_s + lane_rewait_s` queued); guard = the GPU's
-shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane).
+shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane);
+correct_warm = the correctness warm-up (right after the import).
 """
 
 from __future__ import annotations
@@ -16,13 +17,16 @@ from pathlib import Path
 
 def breakdown(run_dir: Path) -> dict:
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
-    totals = dict.fromkeys(("process_start", "reference_wait", "case_work", "correctness_compiles", "guard_wait",
+    totals = dict.fromkeys(("process_start", "reference_wait", "correct_warm", "correct_warm_compiles", "case_work",
+                            "correctness_compiles", "guard_wait",
                             "warm", "warm_compiles", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
     for record in records:
         stages = record["stages"]
         correct, perf = stages.get("correct", {}), stages.get("perf", {})
         totals["process_start"] += stages.get("compile", {}).get("process_start_s") or 0
         totals["reference_wait"] += correct.get("reference_wait_s") or 0
+        totals["correct_warm"] += (correct.get("warm") or {}).get("seconds", 0)
+        totals["correct_warm_compiles"] += (correct.get("warm") or {}).get("compiles", 0)
         for stage in ("stage1", "stage2"):
             part = correct.get(stage, {})
             totals["case_work"] += sum(part.get("case_s", []))

@@ -324,3 +324,51 @@ def test_a_cpu_reference_server_asks_for_no_guard():
 
     ExpectedOutputs([Server()], "cpu", lambda gpu: pytest.fail("no guard on the CPU")).get("Activation/relu", 1, 0)
     assert seen and not seen[0].guarded
+
+
+def test_a_stage_keeps_the_guard_across_cases_but_lets_a_waiting_timing_in_within_its_hold(monkeypatch):
+    from kernelbenchx.dataset.registry import get_task
+    from kernelbenchx.evaluator.parent import candidate
+
+    monkeypatch.setattr(candidate, "STAGE_HOLD_S", 0.3)
+    monkeypatch.setattr(candidate.judge, "judge_case", lambda *args: None)
+    guard, events, started = GpuGuard(), [], threading.Event()
+    task = get_task("Activation/relu")
+
+    class Child:
+        def extend_clock(self, seconds: float) -> None:
+            pass
+
+        def call(self, request, timeout=None, interim=None):
+            assert guard.sharers == 1 and not guard.timing  # every case runs under the shared guard
+            events.append(("case", time.perf_counter()))
+            if len(events) == 2:
+                started.set()
+            time.sleep(0.05)
+            return m.CaseReport(request.name, None)
+
+    rows = tuple(m.ExpectedRow(f"c{i}", {"args": [], "kwargs": {}}, None) for i in range(30))
+    result, taken = {}, []
+
+    def shared():
+        taken.append(time.perf_counter())
+        return guard.shared()
+
+    def stage():
+        result.update(candidate.correct_stage(Child(), task, "stage1", rows, [], shared))
+
+    def timing():
+        started.wait(5)
+        asked = time.perf_counter()
+        with guard.exclusive():
+            events.append(("timing", time.perf_counter(), asked))
+            time.sleep(0.1)
+
+    run_threads([stage, timing])
+    (_, got_in, asked), = [e for e in events if e[0] == "timing"]
+    assert got_in - asked < 0.3 + 0.25  # within the stage's hold and one case (and some scheduling slack)
+    cases = [e[1] for e in events if e[0] == "case"]
+    assert len(cases) == 30 and result["cases"] == 30 and guard.sharers == 0
+    assert any(t > got_in for t in cases) and any(t < asked for t in cases)
+    assert 2 <= len(taken) <= 30 * 0.05 / 0.3 + 2  # re-queued when its hold ran out, not once per case
+    assert result["guard_wait_s"] >= 0.05  # it waited out the timing once

@@ -278,7 +278,7 @@ def test_a_perf_output_is_judged_on_the_gpu_under_the_guard_and_on_the_cpu_only_
 
     from kernelbenchx.evaluator.parent.context import CPU_JUDGE_BYTES, judge_gpu_first
 
-    held, asked = [], []
+    held, asked = [False], []
 
     @contextmanager
     def shared():
@@ -287,8 +287,13 @@ def test_a_perf_output_is_judged_on_the_gpu_under_the_guard_and_on_the_cpu_only_
         held.append(False)
 
     def judge(answers):
-        def call(request):
+        def call(request, interim):  # a judge server: asks for the guard around its GPU work only
+            if request.guarded:
+                assert interim(m.GpuAcquire()) == m.GpuGranted()
             asked.append((request.device, held[-1]))
+            if request.guarded:
+                interim(m.GpuRelease())
+                assert held[-1] is False
             return answers[request.device]
         return call
 

@@ -252,6 +252,7 @@ class PerfCheck:
     seed: int
     output: Any
     device: str = "cuda"
+    guarded: bool = False  # take the GPU's shared guard (GpuAcquire … GpuRelease) around the GPU work
 
 
 @message

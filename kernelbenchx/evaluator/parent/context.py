@@ -108,19 +108,22 @@ def derive_seed(*parts: Any) -> int:
 CPU_JUDGE_BYTES = 1 << 30  # a CPU judgement of a 4 GB output grew one judge past 40 GB of host memory (H200)
 
 
-def judge_gpu_first(call: Callable[[m.PerfCheck], Any], request: m.PerfCheck,
-                    shared: Callable[[], ContextManager]) -> Any:
-    """A perf-size output judged on the GPU under its shared guard (so never during a timing), or, when that
-    failed and the output is small enough, on the CPU without the guard (the verdict says so in its note)."""
-    with shared():
-        verdict = call(request)
+def judge_gpu_first(call: Callable[..., Any], request: m.PerfCheck, shared: Callable[[], ContextManager]) -> Any:
+    """A perf-size output judged on the GPU, the judge's GPU work under the GPU's shared guard (so never during a
+    timing; `call(request, interim)` answers the judge's requests for it), or, when that failed and the output
+    is small enough, on the CPU without the guard (the verdict says so in its note)."""
+    lease = gpu_guard.Lease(shared)
+    try:
+        verdict = call(replace(request, guarded=True), lease.answer)
+    finally:
+        lease.give_back()
     if not isinstance(verdict, m.Failed):
         return verdict
     failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
     if output_bytes(request.output) > CPU_JUDGE_BYTES:
         return m.Failed(m.ErrorInfo("JudgeError", f"on the GPU, {failed}; an output this large is not judged on "
                                     "the CPU (its float64 check needs tens of GB of host memory)"))
-    verdict = call(replace(request, device="cpu"))
+    verdict = call(replace(request, device="cpu"), None)
     if isinstance(verdict, m.CheckResult):
         verdict = replace(verdict, note=f"judged on the CPU: on the GPU, {failed}")
     return verdict
@@ -190,7 +193,7 @@ class Run:
                                self.cpus.timing[gpu] if self.cpus.timing else ())
 
     def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
-        return judge_gpu_first(lambda req: idlest(self.judges[gpu]).call(req, timeout=timeout), request,
+        return judge_gpu_first(lambda req, interim: idlest(self.judges[gpu]).call(req, timeout, interim), request,
                                self.shared(gpu))
 
     def gpu_identity(self, gpu: int | None) -> dict | None:

@@ -102,7 +102,13 @@ def solution(task: Any) -> Any:
 
 
 def check(req: m.PerfCheck) -> m.CheckResult:
-    """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed."""
+    """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed; under
+    the GPU's shared guard when the request says so (the output's transfer here is not: gigabytes take seconds)."""
+    with gpu_turn(req.guarded):
+        return judged(req)
+
+
+def judged(req: m.PerfCheck) -> m.CheckResult:
     task = get_task(req.task_id)
     output = req.output
     try:
