@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs of every kept solution side by side on one multi-GPU host, one per GPU set in RUNS (default "0 1 2,3":
+# two one-GPU runs and a two-GPU run; GPU g gets cores 16g..16g+15 and WORKERS candidate workers), all with the
+# same SEED, after a 6-solution smoke on GPU 0 (SKIP_SMOKE=1 skips it). At EVAL_S the runs are drained, DRAIN_S
+# later stopped. Each run comes back as $OUT/q$k.tgz; RESUME=--resume continues /tmp/q/run$k on the same machine.
+# Runs 18 and 19 of benchmarks/runs/2026-11-27-h200 (docs/performance.md):
+#   (on the device)  OUT=out SEED=886863850761903279 SKIP_SMOKE=1 EVAL_S=465 DRAIN_S=100 WORKERS=20 bash benchmarks/side_by_side.sh
+set -uo pipefail
+[ -n "${RESUME:-}" ] || { rm -rf /tmp/repo && cp -r . /tmp/repo; }
+cd /tmp/repo
+OUT=${OUT}; . benchmarks/device_env.sh
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv; nproc; } | tee "$OUT/log.txt"
+python3 - <<'PY'
+import json, pathlib
+root = pathlib.Path("kernelbenchx/solutions")
+rows = lambda ids: "".join(json.dumps({"task_id": t, "code": (root / f"{t}.py").read_text(), "model": "kbx-solutions", "method": "reference"}) + "\n" for t in ids)
+ids = [str(p.relative_to(root).with_suffix("")) for p in sorted(root.glob("*/*.py")) if not p.name.startswith("_")]
+pathlib.Path("/tmp/solutions.jsonl").write_text(rows(ids))
+pathlib.Path("/tmp/smoke.jsonl").write_text(rows(["Activation/gelu", "LinearAlgebra/qr", "LinearAlgebra/svd", "Index/masked_select", "Fusion/fused_cross_entropy_softmax_layernorm", "MatrixMultiply/matmul"]))
+PY
+if [ -z "${RESUME:-}" ] && [ -z "${SKIP_SMOKE:-}" ]; then
+  s=$(date +%s)
+  CUDA_VISIBLE_DEVICES=0 timeout ${SMOKE_S:-150} python3 -m kernelbenchx eval /tmp/smoke.jsonl --out /tmp/smoke --task-set submitted --workers 6 --perf-timeout 90 --overwrite > /tmp/smoke.out 2>&1
+  echo "smoke exit $? after $(( $(date +%s) - s )) s" | tee -a "$OUT/log.txt"
+  python3 - <<'PY' | tee -a "$OUT/log.txt"
+import json
+for l in open("/tmp/smoke/results.jsonl"):
+    r = json.loads(l); s = r["stages"]; p = s.get("perf", {}); c = s.get("correct", {})
+    print(r["candidate"]["task_id"], r["verdict"], r["reason"]["message"][:150], "| cwarm", {k: c.get("warm", {}).get(k) for k in ("cases", "warmed", "compiles", "seconds")},
+          "| offguard", [c.get(st, {}).get("compiles_off_guard") for st in ("stage1", "stage2")], "| pwarm", (p.get("warm") or {}).get("compiles"),
+          "| perf s", p.get("seconds"), "judge", p.get("judge_s"), "sp", p.get("speedup_geomean"), "ref_wait", c.get("reference_wait_s"))
+PY
+  cp /tmp/smoke/results.jsonl "$OUT/smoke.jsonl"
+  [ "$(grep -c '"verdict": "correct"' /tmp/smoke/results.jsonl)" = 6 ] || { echo "smoke not all correct: stop" | tee -a "$OUT/log.txt"; tail -30 /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
+fi
+mkdir -p /tmp/q; pids=(); k=0
+for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
+  n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
+  CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
+    --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
+  pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1))" | tee -a "$OUT/log.txt"; k=$((k+1))
+done
+start=$(date +%s)
+( sleep "${EVAL_S:-450}"; for p in "${pids[@]}"; do kill -USR2 $p 2>/dev/null; done; sleep "${DRAIN_S:-100}"; for p in "${pids[@]}"; do kill -TERM $p 2>/dev/null; done ) >/dev/null 2>&1 &
+guard=$!
+for g in "${!pids[@]}"; do wait ${pids[$g]}; echo "run$g exit $? after $(( $(date +%s) - start )) s, $(wc -l < /tmp/q/run$g/results.jsonl) records" | tee -a "$OUT/log.txt"; done
+pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null
+for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g; done
