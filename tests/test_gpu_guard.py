@@ -271,8 +271,8 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     thread.start()
     holding.wait(5)
     log = StageLog()
-    load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"), SimpleNamespace(entry="gelu", id="Activation/gelu"),
-         SimpleNamespace(device="cuda"), log, guard.shared)
+    load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"),
+         SimpleNamespace(entry="gelu", id="Activation/gelu"), SimpleNamespace(device="cuda"), log, guard.shared)
     thread.join(5)
     assert seen == [(1, False)] and guard.sharers == 0
     assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing

@@ -7,8 +7,8 @@ observation layer itself) over every call the protocol made, re-checks its timed
 post-timing call at secret positions (elementwise contracts) or has a trusted judge process judge the whole
 perf-size output with the task's own check once the timing is over (decompositions, RNG, quantization: the
 candidate process holds that output back and reports its digest, and sends it once the lane is given back),
-cross-checks event time against host time, and rejects any case faster than the roofline. Speedup per case is baseline median / candidate median;
-the task's speedup is the geometric mean over its cases.
+cross-checks event time against host time, and rejects any case faster than the roofline. Speedup per case is
+baseline median / candidate median; the task's speedup is the geometric mean over its cases.
 
 Baselines run under the same precision admission as the candidate (TF32 on where the contract allows it);
 for such tasks the strict-fp32 baseline is timed too and both speedups are kept, labelled.
@@ -20,7 +20,7 @@ import math
 import secrets
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, ContextManager
+from typing import Any, Callable
 
 from kernelbenchx.dataset.contract import compare
 from kernelbenchx.dataset.task import Task
@@ -78,7 +78,7 @@ def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None)
 
 
 def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[str],
-              pending: list[tuple[int, Any]], lease: Lease | None = None) -> dict:
+              pending: list[tuple[int, str]], lease: Lease | None = None) -> dict:
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
@@ -125,7 +125,7 @@ def describe(reply: Any) -> str:
 
 
 def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane,
-               pending: list[tuple[int, Any]]) -> dict:
+               pending: list[tuple[int, str]]) -> dict:
     where = f"perf case {index}"
     if not isinstance(mine, m.PerfReport):
         raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
@@ -159,7 +159,7 @@ def judged_by_lane(task: Task) -> bool:
 
 
 def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, where: str,
-            pending: list[tuple[int, Any]]) -> None:
+            pending: list[tuple[int, str]]) -> None:
     """Timed outputs meet the contract at perf size: sampled positions against the baseline's (elementwise
     contracts), or the whole output of input set 0, judged later by a trusted server with the task's own
     judgement (judge_pending: a full judgement can take a minute, and the GPU need not be held alone for it)."""

@@ -1,11 +1,14 @@
-"""The trusted server processes the parent talks to: a small pool computing expected outputs (their GPU work
-under the GPU's shared guard), one timing lane per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py). A
-judgement runs on a judge, never on the lane that other candidates' timings wait for. It runs on the GPU,
-under the GPU's shared guard (Run.judge): on the CPU the single-threaded float64 checks of a 2^28-element
-output took up to 266 s each on an H200 host, and with three judges per GPU the whole run queued behind them.
-When the GPU judgement fails (out of memory, a check that mixes devices), the same judgement runs on the
-CPU without the guard. Each is restarted once if it dies; a reference that keeps failing
-ends the candidates of that task, never the run.
+"""The trusted server processes the parent talks to: a small pool computing expected outputs, one timing lane
+per GPU, and per GPU a few judges of perf-size outputs (all the same kind of process: trusted/server.py).
+
+References and judges do their GPU work under the GPU's shared guard, never beside a timing: each asks for it
+through its channel (GpuAcquire … GpuRelease) once the CPU part is done, the inputs built (references) or the
+output received (judges), so that no timing waits for CPU work or a multi-GB pipe. A judgement runs on a
+judge, never on the lane that other candidates' timings wait for, and on the GPU: on the CPU the
+single-threaded float64 checks of a 2^28-element output took up to 266 s each on an H200 host, and with three
+judges per GPU the whole run queued behind them. When the GPU judgement fails (out of memory, a check that
+mixes devices), the same judgement runs on the CPU without the guard. Each is restarted once if it dies; a
+reference that keeps failing ends the candidates of that task, never the run.
 """
 
 from __future__ import annotations
