@@ -182,14 +182,14 @@ class TimeCase:
 @message
 class WarmPerf:
     """Parent → candidate process, before it queues for the timing lane: compile what its perf cases will
-    launch, calling the entry on fake tensors (child/perf_warm.py). Only the observation's tampering rules can
+    launch, calling the entry on fake tensors (child/warm.py). Only the observation's tampering rules can
     decide a verdict from it."""
 
 
 @message
 class WarmCases:
     """Parent → candidate process, after Load, before stage 1: compile what its correctness cases will launch,
-    calling the entry on fake tensors laid out as the cases' inputs (child/perf_warm.py)."""
+    calling the entry on fake tensors laid out as the cases' inputs (child/warm.py)."""
 
     calls: tuple  # Call payloads whose tensors are TensorLayouts
 

@@ -24,7 +24,7 @@ import torch
 from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.child import confine, observe, perf_warm
+from kernelbenchx.evaluator.child import confine, observe, warm
 from kernelbenchx.evaluator.child.gpu_lease import CompileLease
 from kernelbenchx.evaluator.measure import perf_case, protocol
 from kernelbenchx.evaluator.process import Channel
@@ -96,22 +96,22 @@ class Harness:
         return m.HeldOutput(req.case, self.held_outputs.pop(req.case))
 
     def warm_perf(self, req: m.WarmPerf) -> m.Warmed:
-        """Compile what the perf cases will launch (child/perf_warm.py)."""
+        """Compile what the perf cases will launch (child/warm.py)."""
         if self.perf_task is None:  # the CPU path: the interpreter compiles nothing
             return m.Warmed(0, 0, 0, 0.0)
-        return self.warmed(lambda: perf_warm.warm(self.perf_task, self.entry, self.device))
+        return self.warmed(lambda: warm.perf_cases(self.perf_task, self.entry, self.device))
 
     def warm_cases(self, req: m.WarmCases) -> m.Warmed:
-        """Compile what the correctness cases will launch (child/perf_warm.py)."""
-        return self.warmed(lambda: perf_warm.warm_calls(req.calls, self.entry, self.device))
+        """Compile what the correctness cases will launch (child/warm.py)."""
+        return self.warmed(lambda: warm.correctness_calls(req.calls, self.entry, self.device))
 
-    def warmed(self, warm: Callable[[], perf_warm.WarmReport]) -> m.Warmed:
+    def warmed(self, run: Callable[[], warm.WarmReport]) -> m.Warmed:
         """Run a warm-up (it launches nothing, so it compiles without the compile lease); the reply carries
         the tampering facts of its calls: threads, refusals, and whether the compile-only hooks stayed."""
         compiles = self.lease.compiles
         observe.GUARDS.reset()
         before = observe.thread_count()
-        report = warm()
+        report = run()
         obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
         return m.Warmed(report.cases, report.warmed, self.lease.compiles - compiles, report.seconds,

@@ -1,4 +1,4 @@
-"""The compile warm-ups, driven from the parent; the candidate's side is child/perf_warm.py.
+"""The compile warm-ups, driven from the parent; the candidate's side is child/warm.py.
 
 Right after its import the candidate process compiles what its correctness cases will launch, and after stage 2
 what its perf cases will launch, calling its entry on fake tensors. Nothing runs on the GPU meanwhile, so no side

@@ -28,8 +28,8 @@ CHANNEL: Channel | None = None  # set by main(): the parent's channel, for the G
 
 def expected(req: m.ExpectedRequest) -> m.Expected:
     """Stage-1 and stage-2 inputs with their expected outputs, as CPU tensors. The inputs are built on the CPU
-    first; the GPU work after that runs under the GPU's shared guard when the request says so (never during a
-    timing: a reference computed on the GPU beside a timing made a 6 µs baseline read 21 µs)."""
+    first; the GPU work after that runs under the GPU's shared guard when the request says so, so it never runs
+    beside a timing (a neighbour's kernels time-slice the GPU with a microsecond-scale timed replay)."""
     task = get_task(req.task_id)
     stages = {"stage1": build_cases(task, None), "stage2": build_cases(task, req.seed)}
     with gpu_turn(req.guarded):

@@ -1,5 +1,6 @@
-"""The perf warm-up (child/perf_warm.py): launches on fake tensors become compiles with the specialization the real
-launch will have, autotuners compile their configs without choosing one, and tampering is reported.
+"""The warm-ups (child/warm.py, parent/warm_up.py): launches on fake tensors become compiles with the
+specialization the real launch will have, autotuners compile their configs without choosing one, and tampering
+is reported.
 
 No GPU here: the compile itself is replaced by a recorder standing where Triton's JITFunction.run is (the
 warm-up wraps whatever is there, as it wraps the launch counter and compile lease in a candidate process).
@@ -21,7 +22,7 @@ from triton.runtime import autotuner, jit
 
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.child import perf_warm
+from kernelbenchx.evaluator.child import warm
 from kernelbenchx.evaluator.parent import warm_up
 from kernelbenchx.evaluator.measure.perf_case import perf_case_count
 from kernelbenchx.evaluator.reasons import Reason, Rejected
@@ -58,13 +59,13 @@ def test_fake_pointer_specializes_like_the_real_tensor() -> None:
     for offset in (0, 1, 3, 4, 8):
         with mode:
             view = fake[offset:]
-        assert specialization(perf_warm.FakePointer(view)) == specialization(real[offset:])
-    assert specialization(perf_warm.FakePointer(real[2:])) == specialization(real[2:])
+        assert specialization(warm.FakePointer(view)) == specialization(real[offset:])
+    assert specialization(warm.FakePointer(real[2:])) == specialization(real[2:])
 
 
 def test_a_launch_compiles_and_does_not_launch(launches: list[dict]) -> None:
     kernel = jit.JITFunction(scale)
-    with perf_warm.compile_only() as hooks, FakeTensorMode():
+    with warm.compile_only() as hooks, FakeTensorMode():
         x = torch.empty(1000)
         kernel[(4,)](x[1:], torch.empty_like(x), 999, BLOCK=256)
         assert hooks.intact()
@@ -72,14 +73,14 @@ def test_a_launch_compiles_and_does_not_launch(launches: list[dict]) -> None:
     (launch,) = launches
     assert launch["warmup"] is True
     first, second, n = launch["args"]
-    assert isinstance(first, perf_warm.FakePointer) and first.data_ptr() == 4 and first.dtype == torch.float32
+    assert isinstance(first, warm.FakePointer) and first.data_ptr() == 4 and first.dtype == torch.float32
     assert second.data_ptr() == 0 and n == 999 and launch["kwargs"] == {"BLOCK": 256}
 
 
 def test_an_autotuned_launch_compiles_every_config_and_chooses_none(launches: list[dict]) -> None:
     configs = [triton.Config({"BLOCK": b}, num_warps=w) for b, w in ((128, 4), (256, 4), (512, 8))]
     tuned = autotuner.Autotuner(jit.JITFunction(scale), ["x_ptr", "out_ptr", "n"], configs, ["n"], None, None)
-    with perf_warm.compile_only(), FakeTensorMode():
+    with warm.compile_only(), FakeTensorMode():
         x = torch.empty(1000)
         tuned[lambda meta: (triton.cdiv(1000, meta["BLOCK"]),)](x, torch.empty_like(x), 1000)
     assert sorted((c["kwargs"]["BLOCK"], c["kwargs"]["num_warps"]) for c in launches) == [(128, 4), (256, 4), (512, 8)]
@@ -94,7 +95,7 @@ def test_candidate_code_replacing_the_hooks_is_reported(launches: list[dict]) ->
         jit.JITFunction.run = lambda *a, **k: None  # would launch for real, uncounted, during a warm-up
         return x
 
-    report = perf_warm.warm(task, entry, "cpu")
+    report = warm.perf_cases(task, entry, "cpu")
     assert report.hooks_intact is False
     assert jit.JITFunction.run is not None and report.warmed == report.cases
 
@@ -105,7 +106,7 @@ def test_a_case_that_cannot_run_on_fake_tensors_is_skipped_not_fatal(launches: l
     def entry(x, *args, **kwargs):
         return x.sum().item()  # data-dependent: FakeTensorMode refuses
 
-    report = perf_warm.warm(task, entry, "cpu")
+    report = warm.perf_cases(task, entry, "cpu")
     assert report.warmed == 0 and len(report.skipped) == report.cases == perf_case_count(task)
     assert all("case" in line for line in report.skipped)
 
@@ -119,7 +120,7 @@ def test_kept_solutions_warm_every_perf_case_on_fake_tensors(task_id: str, launc
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     task = get_task(task_id)
-    report = perf_warm.warm(task, getattr(module, task.entry), "cpu")
+    report = warm.perf_cases(task, getattr(module, task.entry), "cpu")
     assert report.skipped == [] and report.warmed == report.cases > 0 and report.hooks_intact
     assert launches and all(c["warmup"] for c in launches)
 
@@ -189,7 +190,7 @@ def test_a_correctness_layout_warms_the_specialization_the_real_input_will_have(
         assert x.shape == (20, 25) and x.stride() == (50, 2) and alpha == 2.5 and k == 3
         kernel[(1,)](x, torch.empty_like(x), x.numel(), BLOCK=64)
 
-    report = perf_warm.warm_calls(wire.calls, entry, "cpu")
+    report = warm.correctness_calls(wire.calls, entry, "cpu")
     assert report.warmed == report.cases == 1 and report.skipped == [] and report.hooks_intact
     (launch,) = launches
     assert specialization(launch["args"][0]) == specialization(real)
@@ -208,7 +209,7 @@ def test_kept_solutions_warm_their_correctness_cases_once_per_layout(task_id: st
     calls = child.request.calls
     assert 0 < len(calls) <= sum(map(len, rows.values()))
     assert len({repr(call) for call in calls}) == len(calls)  # each distinct layout once
-    report = perf_warm.warm_calls(calls, getattr(module, get_task(task_id).entry), "cpu")
+    report = warm.correctness_calls(calls, getattr(module, get_task(task_id).entry), "cpu")
     assert report.skipped == [] and report.warmed == len(calls) and report.hooks_intact
     assert launches and all(c["warmup"] for c in launches)
 

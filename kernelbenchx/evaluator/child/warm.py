@@ -107,7 +107,7 @@ class WarmReport:
     seconds: float
 
 
-def warm(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
+def perf_cases(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
     """Call `entry` once per perf case of `task` on fake inputs, compiling what it launches."""
     def build(index: int) -> tuple[tuple, dict]:
         call = perf_case.build_case(task, index, 0, device)[1]
@@ -116,7 +116,7 @@ def warm(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
     return warm_each([partial(build, index) for index in range(perf_case.perf_case_count(task))], entry)
 
 
-def warm_calls(calls: tuple[dict, ...], entry: Callable[..., Any], device: str) -> WarmReport:
+def correctness_calls(calls: tuple[dict, ...], entry: Callable[..., Any], device: str) -> WarmReport:
     """Call `entry` once per correctness call payload (its tensors as TensorLayouts) on fake inputs."""
     def build(call: dict) -> tuple[tuple, dict]:
         return tuple(fake_inputs(call["args"], device)), dict(fake_inputs(call["kwargs"], device))
