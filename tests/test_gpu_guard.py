@@ -1,5 +1,6 @@
 """The GPU guard: timing holds a GPU alone, and neither timings nor checks starve the other."""
 
+import json
 import threading
 import time
 
@@ -372,3 +373,106 @@ def test_a_stage_keeps_the_guard_across_cases_but_lets_a_waiting_timing_in_withi
     assert any(t > got_in for t in cases) and any(t < asked for t in cases)
     assert 2 <= len(taken) <= 30 * 0.05 / 0.3 + 2  # re-queued when its hold ran out, not once per case
     assert result["guard_wait_s"] >= 0.05  # it waited out the timing once
+
+
+def test_a_stage_gives_the_guard_back_soon_after_a_timing_starts_waiting_and_keeps_it_otherwise(monkeypatch):
+    """With a long hold, a stage told that a timing waits (`contended`) gives the guard back within its yield
+    time; with no timing waiting it keeps the guard from its first case to its last."""
+    from kernelbenchx.dataset.registry import get_task
+    from kernelbenchx.evaluator.parent import candidate
+
+    monkeypatch.setattr(candidate, "STAGE_HOLD_S", 60.0)
+    monkeypatch.setattr(candidate, "STAGE_YIELD_S", 0.1)
+    monkeypatch.setattr(candidate.judge, "judge_case", lambda *args: None)
+    task = get_task("Activation/relu")
+    rows = tuple(m.ExpectedRow(f"c{i}", {"args": [], "kwargs": {}}, None) for i in range(20))
+
+    def run_stage(guard: GpuGuard, taken: list, started: threading.Event | None = None) -> dict:
+        class Child:
+            def extend_clock(self, seconds: float) -> None:
+                pass
+
+            def call(self, request, timeout=None, interim=None):
+                if started is not None and request.name == "c2":
+                    started.set()
+                time.sleep(0.03)
+                return m.CaseReport(request.name, None)
+
+        def shared():
+            taken.append(time.perf_counter())
+            return guard.shared()
+
+        return candidate.correct_stage(Child(), task, "stage1", rows, [], shared, contended=guard.contended)
+
+    quiet, taken_quietly = GpuGuard(), []
+    assert run_stage(quiet, taken_quietly)["cases"] == 20 and len(taken_quietly) == 1
+
+    guard, taken, started, waits = GpuGuard(), [], threading.Event(), []
+
+    def timing():
+        started.wait(5)
+        asked = time.perf_counter()
+        with guard.exclusive():
+            waits.append(time.perf_counter() - asked)
+            time.sleep(0.05)
+
+    run_threads([lambda: run_stage(guard, taken, started), timing])
+    assert len(waits) == 1 and waits[0] < 0.1 + 0.03 + 0.1  # its yield time, one case, scheduling slack
+    assert len(taken) == 2 and guard.sharers == 0  # it queued again once, behind the timing
+
+
+def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
+    """KBX_GUARD_LOG's timeline: each hold with what its holder was doing, and benchmarks/guard_timeline.py
+    attributes a timing's wait to the check in flight."""
+    import importlib.util
+    from pathlib import Path
+
+    from kernelbenchx.evaluator.parent import watch
+    from kernelbenchx.evaluator.parent.gpu_guard import write_timeline
+
+    guard, holding = GpuGuard(timeline=True), threading.Event()
+
+    def check():
+        watch.begin("a check")
+        watch.at("load")
+        with guard.shared():
+            holding.set()
+            time.sleep(0.3)
+        watch.end()
+
+    def timing():
+        holding.wait(5)
+        watch.begin("a timing")
+        watch.at("perf guard")
+        with guard.exclusive():
+            time.sleep(0.1)
+        watch.end()
+
+    run_threads([check, timing])
+    write_timeline([guard], tmp_path / "guard.jsonl")
+    spans = [json.loads(line) for line in (tmp_path / "guard.jsonl").read_text().splitlines()]
+    assert sorted((s[1], s[2]) for s in spans) == [("exclusive", "perf guard"), ("shared", "load")]
+    assert all(len(s) == 6 and s[3] <= s[4] <= s[5] for s in spans)  # gpu, side, doing, asked, granted, released
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "guard_timeline.py"
+    spec = importlib.util.spec_from_file_location("guard_timeline", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    got = tool.breakdown([s[1:] for s in spans])
+    assert got["timings"] == 1 and 0.1 <= got["timing waits for: load"] <= 0.35 and got["lane held"] >= 0.09
+
+
+def test_a_lane_is_prepared_in_the_background_before_its_first_timing():
+    """Run start prepares each GPU's lane (process start, CUDA): its first timing does not pay for it while
+    holding the GPU alone. A real server process (on the CPU there is no CUDA to start)."""
+    from kernelbenchx.evaluator.parent.references import TrustedServer
+
+    server = TrustedServer("cpu")
+    try:
+        server.prepare()
+        deadline = time.perf_counter() + 60
+        while server.child is None and time.perf_counter() < deadline:
+            time.sleep(0.01)
+        assert server.child is not None  # started without anyone asking for a timing
+        assert isinstance(server.call(m.Prepare(), timeout=60), m.Prepared)
+    finally:
+        server.close()

@@ -97,7 +97,7 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
                 watch.at(stage)
                 log.correct[stage] = correct_stage(child, task, stage, expected[stage],
                                                    limits if run.on_cpu else [], run.shared(gpu),
-                                                   lease=not run.on_cpu)
+                                                   lease=not run.on_cpu, contended=run.contended(gpu))
                 verify_symbols(child, f"during {stage}")
             log.correct["seconds"] = round(time.perf_counter() - clock, 3)
             log.perf = perf(child, task, run, gpu)
@@ -161,16 +161,22 @@ def verify_symbols(child: Child, when: str) -> None:
         raise Rejected(Reason.MONKEYPATCH, f"trusted functions were replaced {when}: {', '.join(reply.changed)}")
 
 
-# A stage keeps the GPU's shared guard from case to case for this long before queueing for it again: queueing
-# per case made each case wait out a whole timing whenever one was waiting (on one GPU, 33 s per candidate of
-# its 80), while a timing now waits for at most this much of a stage in flight (plus one case).
+# A stage keeps the GPU's shared guard from case to case, and gives it back (queueing again behind the timing)
+# once a timing waits and it has held the guard STAGE_YIELD_S, or after STAGE_HOLD_S in any case. Queueing per
+# case made each case wait out a whole timing whenever one was waiting (on one GPU, 33 s per candidate of its
+# 80); a fixed 2 s hold made every timing wait out up to 2 s of each stage in flight (run 19: the lane was
+# held 29% of a one-GPU run). A timing now waits for at most STAGE_YIELD_S of a stage (plus one case), and a
+# stage still advances at least that long per turn.
+STAGE_YIELD_S = 0.25
 STAGE_HOLD_S = 2.0
 
 
 def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter_limits: list[str],
-                  shared: Callable[[], ContextManager], lease: bool = False) -> dict:
+                  shared: Callable[[], ContextManager], lease: bool = False,
+                  contended: Callable[[], bool] = lambda: False) -> dict:
     """Run a stage's cases one request at a time under the GPU's shared guard, given back while the candidate
-    compiles (`lease`) and every STAGE_HOLD_S, so a timing waiting for the GPU waits a bounded time."""
+    compiles (`lease`), and between cases once a timing waits (`contended`) or the hold is long, so a timing
+    waiting for the GPU waits a bounded time."""
     sensitive = next((row.name for row in rows if row.reseed_sensitive), None)
     launches, case_s = [], []
     gpu = Lease(shared)
@@ -189,7 +195,8 @@ def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter
             started = time.perf_counter()
             report = child.call(request, interim=gpu.answer)
             case_s.append(round(time.perf_counter() - started, 3))
-            if time.perf_counter() - held_since > STAGE_HOLD_S:
+            held = time.perf_counter() - held_since
+            if held > STAGE_HOLD_S or (held > STAGE_YIELD_S and contended()):
                 gpu.give_back()
             if not isinstance(report, m.CaseReport) or report.name != row.name:
                 raise Rejected(Reason.PROTOCOL, f"{stage}: unexpected reply to case {row.name}")

@@ -151,12 +151,15 @@ class Run:
         gpus = 0 if self.on_cpu else torch.cuda.device_count()
         pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
         self.cpus = CpuPlan.for_host(gpus)
-        self.guards = [gpu_guard.GpuGuard() for _ in range(gpus)]
+        self.guard_log = os.environ.get("KBX_GUARD_LOG")  # a file for the guards' timeline (a benchmark's)
+        self.guards = [gpu_guard.GpuGuard(timeline=bool(self.guard_log)) for _ in range(gpus)]
         watch.GUARDS[:] = self.guards
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
                       for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device, self.shared)
         self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
+        for lane in self.lanes:
+            lane.prepare()
         self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
@@ -180,6 +183,9 @@ class Run:
 
     def shared(self, gpu: int | None) -> Callable[[], ContextManager]:
         return lambda: gpu_guard.shared(self.guards, gpu)
+
+    def contended(self, gpu: int | None) -> Callable[[], bool]:
+        return lambda: gpu_guard.contended(self.guards, gpu)
 
     def exclusive(self, gpu: int | None) -> ContextManager:
         return self.guards[gpu].exclusive()
@@ -209,5 +215,7 @@ class Run:
 
     def close(self) -> None:
         self.pool.close()
+        if self.guard_log:
+            gpu_guard.write_timeline(self.guards, Path(self.guard_log))
         for server in self.outputs.servers + self.lanes + [j for js in self.judges for j in js]:
             server.close()

@@ -13,18 +13,25 @@ while Triton compiles (a Lease), so nobody waits for a compiler.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.parent import watch
 
 
 class GpuGuard:
-    def __init__(self) -> None:
+    def __init__(self, timeline: bool = False) -> None:
         self.cond = threading.Condition()
+        # with `timeline`: every hold as [side, what the holder was doing (parent/watch.py), asked, granted,
+        # released] in perf_counter seconds, for benchmarks/guard_timeline.py (what a waiting timing waited for)
+        self.spans: list[list] | None = [] if timeline else None
+        self.exclusive_span: list | None = None
         self.sharers = 0  # checks running now
         self.timing = False  # a timing holds the GPU now
         self.timings_waiting = 0
@@ -34,6 +41,7 @@ class GpuGuard:
 
     @contextmanager
     def shared(self) -> Iterator[None]:
+        span = self.span("shared")
         with self.cond:
             self.sharers_waiting += 1
             self.cond.wait_for(lambda: not self.timing and (self.sharers_turn or not self.timings_waiting))
@@ -41,21 +49,25 @@ class GpuGuard:
             if self.sharers_waiting == 0:
                 self.sharers_turn = False
             self.sharers += 1
+        self.stamp(span)
         try:
             yield
         finally:
             with self.cond:
                 self.sharers -= 1
                 self.cond.notify_all()
+            self.stamp(span)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
+        self.exclusive_span = span = self.span("exclusive")
         with self.cond:
             self.timings_waiting += 1
             self.cond.wait_for(lambda: not self.timing and not self.reserved and not self.sharers
                                and not self.sharers_turn)
             self.timings_waiting -= 1
             self.timing = True
+        self.stamp(span)
         try:
             yield
         finally:
@@ -63,9 +75,15 @@ class GpuGuard:
                 self.timing = self.reserved = False
                 self.sharers_turn = self.sharers_waiting > 0
                 self.cond.notify_all()
+            self.stamp(self.exclusive_span)
+
+    def contended(self) -> bool:
+        """Whether a timing waits for the GPU now (a check holding the shared side should give it back soon)."""
+        return self.timings_waiting > 0
 
     def pause(self) -> None:
         """The timing holder lets checks use the GPU meanwhile, keeping its turn: no other timing starts."""
+        self.stamp(self.exclusive_span)
         with self.cond:
             self.timing, self.reserved = False, True
             self.sharers_turn = self.sharers_waiting > 0
@@ -73,16 +91,43 @@ class GpuGuard:
 
     def resume(self) -> None:
         """The paused timing holder takes the GPU alone again, once the checks in flight are done."""
+        self.exclusive_span = span = self.span("resume")
         with self.cond:
             self.timings_waiting += 1  # new checks wait, as for any timing
             self.cond.wait_for(lambda: not self.sharers and not self.sharers_turn)
             self.timings_waiting -= 1
             self.timing, self.reserved = True, False
+        self.stamp(span)
+
+    # -- the timeline -----------------------------------------------------------------------------------------
+    def span(self, side: str) -> list | None:
+        if self.spans is None:
+            return None
+        span = [side, watch.doing(), time.perf_counter()]
+        self.spans.append(span)  # list.append is atomic: holders on many threads record without the lock
+        return span
+
+    def stamp(self, span: list | None) -> None:
+        if span is not None and len(span) < 5:  # a paused timing's span ends at the pause
+            span.append(time.perf_counter())
+
+
+def write_timeline(guards: list[GpuGuard], path: Path) -> None:
+    """The guards' holds as JSON lines: gpu, side, what the holder was doing, asked, granted, released."""
+    with path.open("w") as out:
+        for gpu, guard in enumerate(guards):
+            for span in guard.spans or ():
+                out.write(json.dumps([gpu, *span]) + "\n")
 
 
 def shared(guards: list[GpuGuard], gpu: int | None) -> ContextManager:
     """The shared side of a GPU's guard; nothing to take on the CPU."""
     return guards[gpu].shared() if guards and gpu is not None else nullcontext()
+
+
+def contended(guards: list[GpuGuard], gpu: int | None) -> bool:
+    """Whether a timing waits for the GPU; never on the CPU."""
+    return bool(guards) and gpu is not None and guards[gpu].contended()
 
 
 class Lease:

@@ -24,6 +24,12 @@ def at(stage: str) -> None:
         entry[1:] = [stage, time.monotonic()]
 
 
+def doing() -> str:
+    """The calling worker's stage ("" outside a candidate's worker)."""
+    entry = WORKERS.get(threading.get_ident())
+    return entry[1] if entry is not None else ""
+
+
 def end() -> None:
     WORKERS.pop(threading.get_ident(), None)
 

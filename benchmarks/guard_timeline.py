@@ -1,0 +1,69 @@
+"""Where a GPU's timing lane went, from the guards' timeline of a run (KBX_GUARD_LOG=FILE kbx eval ...).
+
+Per GPU: the seconds the lane held the GPU alone; the seconds it stood idle while a timing waited, split by
+what held the GPU then (the check whose hold lasts longest among those in flight: load, stage, reference,
+judge, a paused timing's compile); and the seconds it stood idle with no timing waiting (nothing was ready to
+be timed).
+
+    python benchmarks/guard_timeline.py FILE
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+KINDS = (("load", "load"), ("stage", "stage"), ("reference", "reference"), ("perf judge", "judge"),
+         ("perf", "timing compile"))
+
+
+def kind(doing: str) -> str:
+    return next((name for prefix, name in KINDS if doing.startswith(prefix)), doing or "other")
+
+
+def breakdown(spans: list[list]) -> dict:
+    """spans: [side, doing, asked, granted, released] of one GPU (unfinished ones are dropped)."""
+    spans = [s for s in spans if len(s) == 5]
+    events = sorted((t, step, i) for i, s in enumerate(spans) for step, t in enumerate(s[2:]))
+    held: dict[int, list] = {}  # shared holds in progress
+    lane = waiting = 0
+    out: Counter = Counter()
+    for (t, step, i), (t_next, _, _) in zip(events, events[1:] + [events[-1]]):
+        exclusive = spans[i][0] != "shared"
+        if exclusive:
+            lane += step == 1
+            lane -= step == 2
+            waiting += (step == 0) - (step == 1)
+        elif step == 1:
+            held[i] = spans[i]
+        elif step == 2:
+            held.pop(i, None)
+        out[state(lane, waiting, held)] += t_next - t
+    out["elapsed"] = events[-1][0] - events[0][0] if events else 0.0
+    out["timings"] = sum(1 for s in spans if s[0] == "exclusive")
+    return {k: round(v, 1) for k, v in sorted(out.items())}
+
+
+def state(lane: int, waiting: int, held: dict[int, list]) -> str:
+    if lane:
+        return "lane held"
+    if not waiting:
+        return "idle, no timing waiting"
+    if not held:
+        return "timing waits, GPU free (hand-over)"
+    return f"timing waits for: {kind(max(held.values(), key=lambda s: s[4])[1])}"
+
+
+def main(path: str) -> None:
+    by_gpu: dict[int, list] = defaultdict(list)
+    for line in Path(path).read_text().splitlines():
+        gpu, *span = json.loads(line)
+        by_gpu[gpu].append(span)
+    for gpu, spans in sorted(by_gpu.items()):
+        print(json.dumps({"gpu": gpu, **breakdown(spans)}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
