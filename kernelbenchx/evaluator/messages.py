@@ -256,6 +256,17 @@ class PerfCheck:
 
 
 @message
+class Prepare:
+    """Trusted server: start CUDA and what timing uses now, before the first request waits for it (a lane
+    started by its first timing held the GPU alone through its own start-up: 5 s in run 20)."""
+
+
+@message
+class Prepared:
+    seconds: float
+
+
+@message
 class CheckResult:
     reason: str | None
     note: str = ""  # set by the parent: how it was judged, when not as asked

@@ -66,6 +66,16 @@ class TrustedServer:
                         raise
         raise AssertionError("unreachable")
 
+    def prepare(self) -> None:
+        """Start the process and its CUDA now, in the background (a failure shows at the next call)."""
+        def start() -> None:
+            try:
+                self.call(m.Prepare(), timeout=600)
+            except ChildFailed:
+                pass
+
+        threading.Thread(target=start, daemon=True).start()
+
     def close(self) -> None:
         with self.lock:
             if self.child is not None:
