@@ -2,7 +2,8 @@
 # Runs of every kept solution side by side on one multi-GPU host, one per GPU set in RUNS (default "0 1 2,3":
 # two one-GPU runs and a two-GPU run; GPU g gets cores 16g..16g+15 and WORKERS candidate workers), all with the
 # same SEED, after a 6-solution smoke on GPU 0 (SKIP_SMOKE=1 skips it). At EVAL_S the runs are drained, DRAIN_S
-# later stopped. Each run comes back as $OUT/q$k.tgz; RESUME=--resume continues /tmp/q/run$k on the same machine.
+# later stopped. Each run comes back as $OUT/q$k.tgz with its guards' timeline (benchmarks/guard_timeline.py);
+# the log has each run's CPU busy share and GPU utilization. RESUME=--resume continues /tmp/q/run$k.
 # Runs 18 and 19 of benchmarks/runs/2026-11-27-h200 (docs/performance.md):
 #   (on the device)  OUT=out SEED=886863850761903279 SKIP_SMOKE=1 EVAL_S=465 DRAIN_S=100 WORKERS=20 bash benchmarks/side_by_side.sh
 set -uo pipefail
@@ -34,9 +35,12 @@ PY
   [ "$(grep -c '"verdict": "correct"' /tmp/smoke/results.jsonl)" = 6 ] || { echo "smoke not all correct: stop" | tee -a "$OUT/log.txt"; tail -30 /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
 fi
 mkdir -p /tmp/q; pids=(); k=0
+cat /proc/stat > /tmp/q/stat0  # CPU busy per run's cores, and GPU utilization each second, for the log
+nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 1000 > /tmp/q/gpu_util.txt 2>/dev/null &
+smi=$!
 for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
   n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
-  CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
+  KBX_GUARD_LOG=/tmp/q/guard$k.jsonl CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
     --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
   pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1))" | tee -a "$OUT/log.txt"; k=$((k+1))
 done
@@ -44,5 +48,27 @@ start=$(date +%s)
 ( sleep "${EVAL_S:-450}"; for p in "${pids[@]}"; do kill -USR2 $p 2>/dev/null; done; sleep "${DRAIN_S:-100}"; for p in "${pids[@]}"; do kill -TERM $p 2>/dev/null; done ) >/dev/null 2>&1 &
 guard=$!
 for g in "${!pids[@]}"; do wait ${pids[$g]}; echo "run$g exit $? after $(( $(date +%s) - start )) s, $(wc -l < /tmp/q/run$g/results.jsonl) records" | tee -a "$OUT/log.txt"; done
-pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null
-for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g; done
+pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; kill $smi 2>/dev/null
+cat /proc/stat > /tmp/q/stat1
+RUNS="${RUNS:-0 1 2,3}" python3 - <<'PY' | tee -a "$OUT/log.txt"
+import os
+def busy(path):
+    rows = {}
+    for line in open(path):
+        if line.startswith("cpu") and line[3].isdigit():
+            name, *v = line.split(); v = list(map(int, v[:8]))
+            rows[int(name[3:])] = (sum(v) - v[3] - v[4], sum(v))
+    return rows
+a, b = busy("/tmp/q/stat0"), busy("/tmp/q/stat1")
+util = {}
+for line in open("/tmp/q/gpu_util.txt"):
+    gpu, pct = (x.strip() for x in line.split(","))
+    util.setdefault(int(gpu), []).append(float(pct))
+for k, gpus in enumerate(os.environ["RUNS"].split()):
+    ids = [int(g) for g in gpus.split(",")]
+    cores = range(16 * ids[0], 16 * (ids[-1] + 1))
+    used = sum(b[c][0] - a[c][0] for c in cores) / max(1, sum(b[c][1] - a[c][1] for c in cores))
+    gpu = [round(sum(util.get(g, [0])) / max(1, len(util.get(g, []))), 1) for g in ids]
+    print(f"run{k}: CPU busy {used:.0%} of cores {cores.start}-{cores.stop - 1}; GPU utilization (mean %) {gpu}")
+PY
+for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g $(cd /tmp/q && ls guard$g.jsonl 2>/dev/null); done

@@ -476,3 +476,18 @@ def test_a_lane_is_prepared_in_the_background_before_its_first_timing():
         assert isinstance(server.call(m.Prepare(), timeout=60), m.Prepared)
     finally:
         server.close()
+
+
+def test_the_timeline_keeps_each_timing_s_own_hold_when_timings_queue():
+    guard = GpuGuard(timeline=True)
+    def timing(delay: float) -> None:
+        time.sleep(delay)
+        with guard.exclusive():
+            time.sleep(0.05)
+
+    run_threads([lambda k=k: timing(0.01 * k) for k in range(4)])
+    spans = [s for s in guard.spans if s[0] == "exclusive"]
+    assert len(spans) == 4 and all(len(s) == 5 for s in spans)
+    holds = sorted((s[3], s[4]) for s in spans)
+    assert all(a[1] <= b[0] for a, b in zip(holds, holds[1:]))  # one after another, each its own release
+    assert all(end - start >= 0.045 for start, end in holds)

@@ -159,7 +159,7 @@ def test_a_very_slow_candidate_is_timed_once_and_still_checked_on_its_timed_outp
         perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.zeros(4)]], 50.0), lane(), [])
     assert info.value.reason is Reason.PERF_RECHECK
     with pytest.raises(Rejected) as info:  # claiming the one-call path without being that slow is forged
-        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 5.0), lane(), [])
+        perf_stage.judge_case(GELU, 0, base, slow_reply([[torch.ones(4)]], 0.5), lane(), [])
     assert info.value.reason is Reason.TIMER_TAMPERING
 
 
@@ -356,3 +356,54 @@ def test_the_candidate_process_sends_a_held_output_once():
     again = harness.fetch_output(m.FetchOutput(2))  # sent once: nothing is kept alive after the judgement
     assert isinstance(again, m.Failed) and "perf case 2" in again.error.message
     assert isinstance(m.decode(m.encode(reply)[m.HEADER.size:]), m.HeldOutput)
+
+
+def test_a_first_call_longer_than_the_budget_is_the_warm_up(monkeypatch):
+    """A call already made (the untimed first call) that took longer than the budget stands for the warm-up:
+    for a 4-second case the warm-up call was one more 4-second call on the lane. Each input set is still timed."""
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
+    called = []
+
+    def slow(x):
+        called.append(int(x))
+        time.sleep(0.02)
+        return x + 1
+
+    protocol = timing.Protocol(warmup=3, budget_s=0.01, use_graphs=False)
+    sets = [((torch.tensor(k),), {}) for k in range(3)]
+    timing.time_case(slow, sets, protocol, warmed_ms=20.0)
+    assert called == [0, 1, 2]  # no warm-up call: one timed call per input set
+    called.clear()
+    timing.time_case(slow, sets, protocol, warmed_ms=5.0)  # a quick first call says nothing: warm up as usual
+    assert called[:1] == [0] and len(called) == 4
+
+
+def test_no_post_timing_call_where_the_output_is_judged_whole(monkeypatch):
+    """The post-timing call on fresh inputs is compared on sampled positions only; a task whose timed output a
+    judge checks whole (custom checks) does not make it (it was a wasted call on the lane, seconds for slow
+    linear algebra)."""
+    from kernelbenchx.evaluator.measure import perf_case
+
+    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
+    monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
+    task = get_task("Activation/relu")
+    calls = []
+
+    def relu(x):
+        calls.append(x.shape)
+        return torch.relu(x)
+
+    protocol = {**timing.Protocol(use_graphs=False, min_reps=3, max_reps=3, max_batch=1).__dict__}
+    made = {}
+    for recheck in (True, False):
+        calls.clear()
+        req = m.TimeCase(task.id, 0, (1, 2, 3), 5, 6, protocol, recheck=recheck)
+        report = perf_case.measure_case(req, task, relu, "cpu")
+        assert isinstance(report, m.PerfReport), report
+        assert (report.recheck is not None) is recheck
+        made[recheck] = len(calls)
+    assert made == {True: 1 + 3 + 3 + 1, False: 1 + 3 + 3}  # first call, warm-ups, samples, post-timing call
+    assert perf_stage.judged_by_lane(get_task("LinearAlgebra/eig")) and not perf_stage.judged_by_lane(task)

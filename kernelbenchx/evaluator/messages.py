@@ -177,6 +177,7 @@ class TimeCase:
     full_output: bool = False  # hold input set 0's whole output for FetchOutput (custom checks judge it whole)
     cpus: tuple = ()  # candidate only: move to these cores (reserved for this GPU's timings) before timing
     lease: bool = False  # candidate only: give the GPU back while Triton compiles
+    recheck: bool = True  # make the post-timing call on fresh inputs (unless the output is judged whole)
 
 
 @message

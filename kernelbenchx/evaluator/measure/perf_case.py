@@ -21,10 +21,13 @@ from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import protocol as timing
 
 # A candidate this much slower than the baseline (and slower than SLOW_FLOOR_S per call) is timed with one
-# call instead of the full protocol: its speedup is below 1/SLOW_FACTOR either way, and a full protocol would
-# hold the GPU's timing lane for minutes. Its output on input set 0 is still re-checked.
-SLOW_FACTOR = 100.0
-SLOW_FLOOR_S = 1.0
+# call instead of the full protocol: its speedup is below 1/SLOW_FACTOR either way, and the full protocol (a
+# first call, a warm-up, a call per input set, the post-timing call) held the GPU's timing lane for 24 s for
+# one 4-second case (run 20: matrix_power_eig at 0.036x). Its output on input set 0 is still re-checked. A
+# first call longer than FIRST_CALL_HOST_S is the timing itself (compilation is negligible against it).
+SLOW_FACTOR = 10.0
+SLOW_FLOOR_S = 0.25
+FIRST_CALL_HOST_S = 10.0
 SLOW_METHODS = ("single_call", "first_call_host")
 
 
@@ -140,12 +143,13 @@ class Measurement:
             if self.observer is not None and self.phases["first_call_s"] > slow_s else None
         slow, first_out = timed is not None, None  # the first output is not kept alive through the timing
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
-                                                   wrap=self.quietly if self.observer is not None else None)
+                                                   wrap=self.quietly if self.observer is not None else None,
+                                                   warmed_ms=self.phases["first_call_s"] * 1e3)
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs
         self.lap("timing_s")
         recheck = None
-        if not slow:
+        if not slow and req.recheck:
             fresh = build_case(self.task, req.case, req.recheck_seed, self.device)[1]
             out = self.call(fresh)
             torch.cuda.synchronize()
@@ -179,7 +183,7 @@ def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any
     """One measurement of a very slow candidate: the first call's host time when it took over ten seconds
     (compilation is negligible then), else one warm call timed with device events. None when the warm call
     is not slow after all (the first call was mostly compilation): the full protocol applies then."""
-    if first_s > 10 * SLOW_FLOOR_S:
+    if first_s > FIRST_CALL_HOST_S:
         return timing.summarize([first_s * 1e3], "first_call_host", True, first_s), [first_out]
     started = time.perf_counter()
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)

@@ -81,8 +81,9 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
               pending: list[tuple[int, str]], lease: Lease | None = None) -> dict:
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
+    # a perf-size output judged whole needs no post-timing call: recheck() compares only sampled outputs
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
-                         tf32=task.contract.tf32)
+                         tf32=task.contract.tf32, recheck=not judged_by_lane(task))
     clock = [time.perf_counter()]
     base = lane.call(request, 600)
     if not isinstance(base, m.PerfReport):

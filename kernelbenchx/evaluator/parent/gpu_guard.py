@@ -60,13 +60,14 @@ class GpuGuard:
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
-        self.exclusive_span = span = self.span("exclusive")
+        span = self.span("exclusive")
         with self.cond:
             self.timings_waiting += 1
             self.cond.wait_for(lambda: not self.timing and not self.reserved and not self.sharers
                                and not self.sharers_turn)
             self.timings_waiting -= 1
             self.timing = True
+            self.exclusive_span = span  # the holder's: ended by its pause or its release
         self.stamp(span)
         try:
             yield
@@ -91,12 +92,13 @@ class GpuGuard:
 
     def resume(self) -> None:
         """The paused timing holder takes the GPU alone again, once the checks in flight are done."""
-        self.exclusive_span = span = self.span("resume")
+        span = self.span("resume")
         with self.cond:
             self.timings_waiting += 1  # new checks wait, as for any timing
             self.cond.wait_for(lambda: not self.sharers and not self.sharers_turn)
             self.timings_waiting -= 1
             self.timing, self.reserved = True, False
+            self.exclusive_span = span
         self.stamp(span)
 
     # -- the timeline -----------------------------------------------------------------------------------------
