@@ -2,8 +2,8 @@
 
 Per GPU: the seconds the lane held the GPU alone; the seconds it stood idle while a timing waited, split by
 what held the GPU then (the check whose hold lasts longest among those in flight: load, stage, reference,
-judge, a paused timing's compile); and the seconds it stood idle with no timing waiting (nothing was ready to
-be timed).
+judge, a paused timing's compile), with the holds that cost the most; and the seconds it stood idle with no
+timing waiting (nothing was ready to be timed).
 
     python benchmarks/guard_timeline.py FILE
 """
@@ -23,13 +23,14 @@ def kind(doing: str) -> str:
     return next((name for prefix, name in KINDS if doing.startswith(prefix)), doing or "other")
 
 
-def breakdown(spans: list[list]) -> dict:
-    """spans: [side, doing, asked, granted, released] of one GPU (unfinished ones are dropped)."""
-    spans = [s for s in spans if len(s) == 5]
-    events = sorted((t, step, i) for i, s in enumerate(spans) for step, t in enumerate(s[2:]))
+def breakdown(spans: list[list], top: int = 0) -> dict:
+    """spans: [side, doing, task, asked, granted, released] of one GPU (unfinished ones are dropped)."""
+    spans = [s for s in spans if len(s) == 6]
+    events = sorted((t, step, i) for i, s in enumerate(spans) for step, t in enumerate(s[3:]))
     held: dict[int, list] = {}  # shared holds in progress
     lane = waiting = 0
     out: Counter = Counter()
+    blockers: Counter = Counter()  # seconds a timing waited, by the kind and task of the hold it waited for
     for (t, step, i), (t_next, _, _) in zip(events, events[1:] + [events[-1]]):
         exclusive = spans[i][0] != "shared"
         if exclusive:
@@ -40,29 +41,36 @@ def breakdown(spans: list[list]) -> dict:
             held[i] = spans[i]
         elif step == 2:
             held.pop(i, None)
-        out[state(lane, waiting, held)] += t_next - t
+        name, blocker = state(lane, waiting, held)
+        out[name] += t_next - t
+        if blocker:
+            blockers[f"{kind(blocker[1])} {blocker[2]}"] += t_next - t
     out["elapsed"] = events[-1][0] - events[0][0] if events else 0.0
     out["timings"] = sum(1 for s in spans if s[0] == "exclusive")
-    return {k: round(v, 1) for k, v in sorted(out.items())}
+    result = {k: round(v, 1) for k, v in sorted(out.items())}
+    return {**result, "top blockers": {k: round(v, 1) for k, v in blockers.most_common(top)}} if top else result
 
 
-def state(lane: int, waiting: int, held: dict[int, list]) -> str:
+def state(lane: int, waiting: int, held: dict[int, list]) -> tuple[str, list | None]:
+    """What the lane is doing now, and the hold a waiting timing waits for (the one that ends last)."""
     if lane:
-        return "lane held"
+        return "lane held", None
     if not waiting:
-        return "idle, no timing waiting"
+        return "idle, no timing waiting", None
     if not held:
-        return "timing waits, GPU free (hand-over)"
-    return f"timing waits for: {kind(max(held.values(), key=lambda s: s[4])[1])}"
+        return "timing waits, GPU free (hand-over)", None
+    blocker = max(held.values(), key=lambda s: s[5])
+    return f"timing waits for: {kind(blocker[1])}", blocker
 
 
 def main(path: str) -> None:
     by_gpu: dict[int, list] = defaultdict(list)
     for line in Path(path).read_text().splitlines():
-        gpu, *span = json.loads(line)
-        by_gpu[gpu].append(span)
+        gpu, side, doing, *rest = json.loads(line)
+        task = rest.pop(0) if rest and isinstance(rest[0], str) else ""  # runs 21-22 logged no task
+        by_gpu[gpu].append([side, doing, task, *rest])
     for gpu, spans in sorted(by_gpu.items()):
-        print(json.dumps({"gpu": gpu, **breakdown(spans)}))
+        print(json.dumps({"gpu": gpu, **breakdown(spans, top=8)}))
 
 
 if __name__ == "__main__":

@@ -451,8 +451,9 @@ def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
     run_threads([check, timing])
     write_timeline([guard], tmp_path / "guard.jsonl")
     spans = [json.loads(line) for line in (tmp_path / "guard.jsonl").read_text().splitlines()]
-    assert sorted((s[1], s[2]) for s in spans) == [("exclusive", "perf guard"), ("shared", "load")]
-    assert all(len(s) == 6 and s[3] <= s[4] <= s[5] for s in spans)  # gpu, side, doing, asked, granted, released
+    assert sorted(tuple(s[1:4]) for s in spans) == [("exclusive", "perf guard", "a timing"),
+                                                     ("shared", "load", "a check")]
+    assert all(len(s) == 7 and s[4] <= s[5] <= s[6] for s in spans)  # gpu, side, doing, task, asked, granted, released
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "guard_timeline.py"
     spec = importlib.util.spec_from_file_location("guard_timeline", path)
     tool = importlib.util.module_from_spec(spec)
@@ -487,7 +488,7 @@ def test_the_timeline_keeps_each_timing_s_own_hold_when_timings_queue():
 
     run_threads([lambda k=k: timing(0.01 * k) for k in range(4)])
     spans = [s for s in guard.spans if s[0] == "exclusive"]
-    assert len(spans) == 4 and all(len(s) == 5 for s in spans)
-    holds = sorted((s[3], s[4]) for s in spans)
+    assert len(spans) == 4 and all(len(s) == 6 for s in spans)
+    holds = sorted((s[4], s[5]) for s in spans)
     assert all(a[1] <= b[0] for a, b in zip(holds, holds[1:]))  # one after another, each its own release
     assert all(end - start >= 0.045 for start, end in holds)

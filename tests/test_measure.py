@@ -407,3 +407,14 @@ def test_no_post_timing_call_where_the_output_is_judged_whole(monkeypatch):
         made[recheck] = len(calls)
     assert made == {True: 1 + 3 + 3 + 1, False: 1 + 3 + 3}  # first call, warm-ups, samples, post-timing call
     assert perf_stage.judged_by_lane(get_task("LinearAlgebra/eig")) and not perf_stage.judged_by_lane(task)
+
+
+def test_big_perf_cases_are_timed_over_fewer_input_sets():
+    """Three rotating input sets where they fit in INPUT_SETS_BYTES together, down to one for cases of several
+    GiB a set (three 8 GiB sets ran an 80 GB H100 out of memory beside the run's other processes)."""
+    from kernelbenchx.evaluator.measure.perf_case import INPUT_SETS_BYTES, input_sets
+
+    big = get_task("Fusion/fused_layer_norm_relu_linear")  # case 2: an 8 GiB weight
+    assert input_sets(big, 2, 3) == 1
+    assert input_sets(GELU, 0, 3) == 3 and input_sets(GELU, 0, 2) == 2  # small: as many as the protocol asks
+    assert INPUT_SETS_BYTES // (2 << 30) == 2 and input_sets(get_task("Reduce/min"), 3, 3) == 2  # 2 GiB a set

@@ -74,6 +74,7 @@ class Load:
 class Loaded:
     import_s: float
     isolation: tuple = ()  # the confinement layers the process applied to itself before importing the code
+    phases: dict = dataclasses.field(default_factory=dict)  # seconds before the import: cuda_s, confine_s, ...
 
 
 @message

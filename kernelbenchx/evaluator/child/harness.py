@@ -49,6 +49,12 @@ class Harness:
     # -- requests ------------------------------------------------------------------------------------
     def load(self, req: m.Load) -> Any:
         self.device = req.device
+        phases, clock = {}, [time.perf_counter()]
+
+        def lap(name: str) -> None:
+            clock.append(time.perf_counter())
+            phases[name] = round(clock[-1] - clock[-2], 4)
+
         import triton  # noqa: F401  (before the candidate, so the guards wrap the real classes)
 
         torch.set_num_threads(1)
@@ -58,13 +64,16 @@ class Harness:
             # The CUDA context (and the driver's helper threads) exist before candidate code runs.
             torch.zeros(1, device=self.device)
             torch.cuda.synchronize()
+            lap("cuda_s")
             warm_triton_driver()
+            lap("triton_driver_s")
             self.lease.install()
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
         path = Path.cwd() / "candidate.py"
         path.write_text(req.code)
         isolation = confine.apply(Path.cwd(), self.device, exec_dirs())
+        lap("confine_s")
         observe.install_audit_hook(str(path), str(Path.cwd()))
         observe.block_imports(str(path))
         spec = importlib.util.spec_from_file_location("candidate", path)
@@ -80,7 +89,7 @@ class Harness:
         if not callable(entry):
             return m.LoadFailed("entry", f"{req.entry!r} is not a callable after import")
         self.entry = entry
-        return m.Loaded(time.perf_counter() - started, tuple(isolation))
+        return m.Loaded(time.perf_counter() - started, tuple(isolation), phases)
 
     def verify(self, req: m.Verify) -> m.Symbols:
         return m.Symbols(tuple(observe.changed_symbols(self.snapshot, self.trusted())))

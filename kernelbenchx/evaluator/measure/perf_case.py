@@ -29,6 +29,7 @@ SLOW_FACTOR = 10.0
 SLOW_FLOOR_S = 0.25
 FIRST_CALL_HOST_S = 10.0
 SLOW_METHODS = ("single_call", "first_call_host")
+INPUT_SETS_BYTES = 4 << 30  # a perf case's input sets together stay under this, down to one set
 
 
 class Observer(TypingProtocol):
@@ -56,6 +57,19 @@ def perf_case_count(task: Task) -> int:
 
     with FakeTensorMode(allow_non_fake_inputs=True):
         return sum(1 for _ in task.perf_cases(torch.Generator().manual_seed(0)))
+
+
+def input_sets(task: Task, index: int, most: int) -> int:
+    """How many input sets perf case `index` is timed over: up to `most`, fewer where that many would not fit
+    in INPUT_SETS_BYTES (counted on fake tensors). Rotating buffers matters for inputs that fit in L2; a case
+    of several GiB per set gains nothing from it, and three sets of 8 GiB (with the output) ran an 80 GB H100
+    out of memory beside the run's other processes."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        _, call = next(itertools.islice(task.perf_cases(torch.Generator().manual_seed(0)), index, None))
+        size = sum(t.numel() * t.element_size() for t in call.tensors())
+    return max(1, min(most, INPUT_SETS_BYTES // max(1, size)))
 
 
 def build_case(task: Task, index: int, seed: int, device: str) -> tuple[str, Call]:

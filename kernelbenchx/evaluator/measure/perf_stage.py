@@ -27,7 +27,7 @@ from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import roofline
 from kernelbenchx.evaluator.measure.golden import golden_deviation
-from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, perf_case_count
+from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, input_sets, perf_case_count
 from kernelbenchx.evaluator.measure.protocol import Protocol, output_digest
 from kernelbenchx.evaluator.parent import observations
 from kernelbenchx.evaluator.parent.gpu_guard import Lease
@@ -80,7 +80,8 @@ def perf_stage(child: Child, task: Task, lane: Lane, lease: Lease | None = None)
 def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[str],
               pending: list[tuple[int, str]], lease: Lease | None = None) -> dict:
     """One perf case: the eager baseline, then the candidate, then any other baselines."""
-    seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(lane.protocol.input_sets))
+    sets = input_sets(task, index, lane.protocol.input_sets)
+    seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(sets))
     # a perf-size output judged whole needs no post-timing call: recheck() compares only sampled outputs
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
                          tf32=task.contract.tf32, recheck=not judged_by_lane(task))

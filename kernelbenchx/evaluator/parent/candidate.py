@@ -148,9 +148,16 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
         raise Rejected(Reason.IMPORT_FAILED, f"{error.type}: {error.message}", traceback=error.traceback)
     if not isinstance(reply, m.Loaded):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to load: {type(reply).__name__}")
-    log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3)}
+    log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3), **load_phases(reply)}
     log.compile["isolation"] = list(reply.isolation)
     verify_symbols(child, "at import")
+
+
+def load_phases(reply: m.Loaded) -> dict[str, float]:
+    """The known phases of a Load, as numbers (the reply is sent after candidate code ran in the process)."""
+    phases = reply.phases if isinstance(reply.phases, dict) else {}
+    return {k: round(float(v), 4) for k, v in phases.items()
+            if k in ("cuda_s", "triton_driver_s", "confine_s") and isinstance(v, (int, float))}
 
 
 def verify_symbols(child: Child, when: str) -> None:

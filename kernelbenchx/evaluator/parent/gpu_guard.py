@@ -28,8 +28,8 @@ from kernelbenchx.evaluator.parent import watch
 class GpuGuard:
     def __init__(self, timeline: bool = False) -> None:
         self.cond = threading.Condition()
-        # with `timeline`: every hold as [side, what the holder was doing (parent/watch.py), asked, granted,
-        # released] in perf_counter seconds, for benchmarks/guard_timeline.py (what a waiting timing waited for)
+        # with `timeline`: every hold as [side, what the holder was doing and for which task (parent/watch.py),
+        # asked, granted, released] in perf_counter seconds, for benchmarks/guard_timeline.py
         self.spans: list[list] | None = [] if timeline else None
         self.exclusive_span: list | None = None
         self.sharers = 0  # checks running now
@@ -105,17 +105,18 @@ class GpuGuard:
     def span(self, side: str) -> list | None:
         if self.spans is None:
             return None
-        span = [side, watch.doing(), time.perf_counter()]
+        span = [side, *watch.doing(), time.perf_counter()]
         self.spans.append(span)  # list.append is atomic: holders on many threads record without the lock
         return span
 
     def stamp(self, span: list | None) -> None:
-        if span is not None and len(span) < 5:  # a paused timing's span ends at the pause
+        if span is not None and len(span) < 6:  # a paused timing's span ends at the pause
             span.append(time.perf_counter())
 
 
 def write_timeline(guards: list[GpuGuard], path: Path) -> None:
-    """The guards' holds as JSON lines: gpu, side, what the holder was doing, asked, granted, released."""
+    """The guards' holds as JSON lines: gpu, side, what the holder was doing, its task, asked, granted,
+    released."""
     with path.open("w") as out:
         for gpu, guard in enumerate(guards):
             for span in guard.spans or ():

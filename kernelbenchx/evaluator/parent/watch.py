@@ -24,10 +24,10 @@ def at(stage: str) -> None:
         entry[1:] = [stage, time.monotonic()]
 
 
-def doing() -> str:
-    """The calling worker's stage ("" outside a candidate's worker)."""
+def doing() -> tuple[str, str]:
+    """The calling worker's stage and task ("" outside a candidate's worker)."""
     entry = WORKERS.get(threading.get_ident())
-    return entry[1] if entry is not None else ""
+    return (entry[1], entry[0].split("|")[0]) if entry is not None else ("", "")
 
 
 def end() -> None:
