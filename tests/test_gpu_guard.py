@@ -5,6 +5,7 @@ import threading
 import time
 
 import pytest
+import torch
 
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard, Lease
@@ -492,3 +493,35 @@ def test_the_timeline_keeps_each_timing_s_own_hold_when_timings_queue():
     holds = sorted((s[4], s[5]) for s in spans)
     assert all(a[1] <= b[0] for a, b in zip(holds, holds[1:]))  # one after another, each its own release
     assert all(end - start >= 0.045 for start, end in holds)
+
+
+def test_a_trusted_server_s_guarded_turn_gives_the_guard_back_between_operations(monkeypatch):
+    """A judge's or reference's GPU work asks for the shared guard once, then gives it back and asks again
+    every YIELD_S between two operations (a perf-size statistical battery held it tens of seconds), and gives
+    it back at the end."""
+    from kernelbenchx.evaluator.trusted import server
+
+    sent = []
+
+    class Channel:
+        def ask(self, message):
+            sent.append(type(message).__name__)
+            return m.GpuGranted()
+
+        def reply(self, message):
+            sent.append(type(message).__name__)
+
+    monkeypatch.setattr(server, "CHANNEL", Channel())
+    monkeypatch.setattr(server, "YIELD_S", 0.05)
+    x = torch.ones(4)
+    with server.gpu_turn(True):
+        for _ in range(3):
+            x = x + 1
+            time.sleep(0.06)
+    assert float(x[0]) == 4.0
+    assert sent[0] == "GpuAcquire" and sent[-1] == "GpuRelease"
+    assert sent.count("GpuAcquire") == sent.count("GpuRelease") >= 3  # the turn was cycled between operations
+    sent.clear()
+    with server.gpu_turn(True):  # quick work: one turn
+        x = x + 1
+    assert sent == ["GpuAcquire", "GpuRelease"]
