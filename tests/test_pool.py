@@ -32,3 +32,24 @@ def test_waiting_for_the_gpu_guard_is_given_back_to_the_candidates_clock():
     child.extend_clock(12.5)
     child.extend_clock(-3.0)  # never shortened
     assert child.deadline == before + 12.5
+
+
+def test_the_parent_keeps_its_threads_off_the_timing_cores_and_gives_its_cores_back():
+    import os
+    import threading
+
+    from kernelbenchx.evaluator.parent.context import pin_to
+
+    everything = os.sched_getaffinity(0)
+    one = {min(everything)}
+    seen = []
+    before = pin_to(one)
+    try:
+        thread = threading.Thread(target=lambda: seen.append(os.sched_getaffinity(0)))
+        thread.start()
+        thread.join()
+        assert os.sched_getaffinity(0) == one and seen == [one]  # threads started later inherit it
+    finally:
+        pin_to(before)
+    assert before == everything and os.sched_getaffinity(0) == everything
+    assert pin_to(()) is None  # no plan (the CPU path, small hosts): nothing moves
