@@ -4,8 +4,8 @@ The parent holds a side of the GPU's guard for each request it sends (parent/gpu
 shares the GPU, a timing holds it alone. A kernel's first launch in a fresh process spends seconds compiling it
 and building its launcher, CPU work during which other candidates could be timed. So when the parent allows it
 (the request's `lease`), every Triton compile is bracketed by GpuRelease and GpuAcquire, and the process
-waits for GpuGranted before it launches anything. The launcher is built and the module loaded inside the
-bracket too (Triton would do it lazily at the first launch).
+waits for GpuGranted before it launches anything. The launcher is built inside the bracket too (Triton
+would build it at the first launch); the module is loaded onto the GPU at the first launch, under the guard.
 
 A candidate that sends these messages itself gains nothing: its own work runs no faster for it, and its
 timings are taken only while it holds the guard.
@@ -44,7 +44,7 @@ class CompileLease:
             try:
                 with lease.compiling():
                     kernel = original(fn_self, *args, **kwargs)
-                    load_now(kernel)
+                    build_launcher(kernel)
             finally:
                 lease.compile_s += time.perf_counter() - started
             return kernel
@@ -67,13 +67,18 @@ class CompileLease:
                 os._exit(70)  # the parent is gone or confused: nothing may touch the GPU now
 
 
-def load_now(kernel: Any) -> None:
-    """Build the kernel's launcher and load its module now, not at the first launch; a failure is left for
+def build_launcher(kernel: Any) -> None:
+    """Build the kernel's launcher now (a C module gcc compiles into the process's Triton cache: CPU work, done
+    off the GPU's guard like the compile); the module itself is loaded onto the GPU at the first launch, under
+    the guard like all GPU work (loading it here ran beside other candidates' timings). A failure is left for
     the launch to raise, as Triton would."""
-    init = getattr(kernel, "_init_handles", None)
-    if init is None or hasattr(kernel, "result"):  # async compile: nothing to load yet
+    if getattr(kernel, "_init_handles", None) is None or hasattr(kernel, "result"):  # async compile: not built yet
+        return
+    if getattr(kernel, "module", None) is not None:
         return
     try:
-        init()
+        from triton.runtime import driver
+
+        driver.active.launcher_cls(kernel.src, kernel.metadata)
     except Exception:
         pass
