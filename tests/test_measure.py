@@ -325,12 +325,17 @@ class FakeEvent:
         return (end.t - self.t) * 1e3
 
 
-def test_a_slow_eager_timing_still_runs_every_input_set_whose_output_is_rechecked(monkeypatch):
-    # On the H200 a 2 GiB convolution spent the time budget on its first two samples; the third input set was
-    # never called, its "timed output" was None, and a correct candidate was rejected (expected 3 items, got 0).
+@pytest.fixture
+def host_clock_gpu(monkeypatch):
+    """The protocol's GPU calls on the host: events read the host clock, nothing to synchronize or flush."""
     monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
     monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
+
+
+def test_a_slow_eager_timing_still_runs_every_input_set_whose_output_is_rechecked(host_clock_gpu):
+    # On the H200 a 2 GiB convolution spent the time budget on its first two samples; the third input set was
+    # never called, its "timed output" was None, and a correct candidate was rejected (expected 3 items, got 0).
     called = []
 
     def slow(x):
@@ -358,12 +363,9 @@ def test_the_candidate_process_sends_a_held_output_once():
     assert isinstance(m.decode(m.encode(reply)[m.HEADER.size:]), m.HeldOutput)
 
 
-def test_a_first_call_longer_than_the_budget_is_the_warm_up(monkeypatch):
+def test_a_first_call_longer_than_the_budget_is_the_warm_up(host_clock_gpu):
     """A call already made (the untimed first call) that took longer than the budget stands for the warm-up:
     for a 4-second case the warm-up call was one more 4-second call on the lane. Each input set is still timed."""
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
-    monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
     called = []
 
     def slow(x):
@@ -380,15 +382,12 @@ def test_a_first_call_longer_than_the_budget_is_the_warm_up(monkeypatch):
     assert called[:1] == [0] and len(called) == 4
 
 
-def test_no_post_timing_call_where_the_output_is_judged_whole(monkeypatch):
+def test_no_post_timing_call_where_the_output_is_judged_whole(host_clock_gpu):
     """The post-timing call on fresh inputs is compared on sampled positions only; a task whose timed output a
     judge checks whole (custom checks) does not make it (it was a wasted call on the lane, seconds for slow
     linear algebra)."""
     from kernelbenchx.evaluator.measure import perf_case
 
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
-    monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
-    monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
     task = get_task("Activation/relu")
     calls = []
 
