@@ -525,3 +525,13 @@ def test_a_trusted_server_s_guarded_turn_gives_the_guard_back_between_operations
     with server.gpu_turn(True):  # quick work: one turn
         x = x + 1
     assert sent == ["GpuAcquire", "GpuRelease"]
+
+
+def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
+    """Loaded is sent after candidate code ran in the process: its phases are taken only by name and as numbers
+    (import-time code could otherwise write anything into its own record)."""
+    from kernelbenchx.evaluator.parent.candidate import load_phases
+
+    forged = m.Loaded(0.01, (), {"cuda_s": 1.5, "confine_s": "fast", "ok": False, "verdict": "correct"})
+    assert load_phases(forged) == {"cuda_s": 1.5}
+    assert load_phases(m.Loaded(0.01, (), "not a dict")) == {}
