@@ -56,8 +56,10 @@ def gpu_turn(guarded: bool) -> Iterator[None]:
         with Yielding(CHANNEL):
             yield
     finally:
-        quiet()
-        CHANNEL.reply(m.GpuRelease())
+        try:
+            quiet()  # raises after a sticky CUDA error: the guard is given back all the same
+        finally:
+            CHANNEL.reply(m.GpuRelease())
 
 
 def acquire(channel: Channel) -> None:
