@@ -7,6 +7,7 @@ import time
 import pytest
 import torch
 
+from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard, Lease
 
@@ -23,11 +24,11 @@ class Log:
             self.spans.append((kind, start, time.perf_counter()))
 
 
-def run_threads(targets, stop: threading.Event | None = None) -> None:
+def run_threads(targets, stop: threading.Event | None = None, timeout: float = 10) -> None:
     threads = [threading.Thread(target=t, daemon=True) for t in targets]  # daemons: a failure must not hang
     for t in threads:
         t.start()
-    deadline = time.perf_counter() + 10
+    deadline = time.perf_counter() + timeout
     for t in threads:
         t.join(timeout=max(0.0, deadline - time.perf_counter()))
     if stop is not None:
@@ -535,3 +536,45 @@ def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
     forged = m.Loaded(0.01, (), {"cuda_s": 1.5, "confine_s": "fast", "ok": False, "verdict": "correct"})
     assert load_phases(forged) == {"cuda_s": 1.5}
     assert load_phases(m.Loaded(0.01, (), "not a dict")) == {}
+
+
+def test_a_timing_gets_in_while_a_real_judge_s_long_guarded_work_is_under_way():
+    """A real judge process whose guarded work lasts seconds (a 12.5M-element binomial output's statistical
+    battery, on the CPU) gives the shared guard back every YIELD_S through its channel: a timing asked for
+    meanwhile is granted within about one turn, not after the judgement, and the guard is free at the end."""
+    from kernelbenchx.dataset.cases import run_reference
+    from kernelbenchx.evaluator.measure import perf_case
+    from kernelbenchx.evaluator.parent.context import judge_gpu_first
+    from kernelbenchx.evaluator.parent.references import TrustedServer
+
+    task = get_task("Math/bitwise_and_binomial")
+    output = run_reference(task, perf_case.build_case(task, 1, 7, "cpu")[1])
+    guard, server = GpuGuard(), TrustedServer("cpu")
+    server.gpu = 0
+    granted, judged = [], []
+    try:
+        server.call(m.Prepare(), timeout=60)  # started: the judgement below is not its start-up
+
+        def judge():
+            request = m.PerfCheck(task.id, 1, 7, output)
+            verdict = judge_gpu_first(lambda req, interim: server.call(req, 300, interim), request, guard.shared)
+            judged.append((verdict, time.perf_counter()))
+
+        def timing():
+            deadline = time.perf_counter() + 60
+            while not guard.sharers and time.perf_counter() < deadline:  # the judge holds the guard now
+                time.sleep(0.002)
+            time.sleep(1.5)  # into its work, past the start of its first long operation (building the inputs)
+            asked = time.perf_counter()
+            with guard.exclusive():
+                granted.append((asked, time.perf_counter()))
+
+        run_threads([judge, timing], timeout=90)
+    finally:
+        server.close()
+    (asked, got), = granted
+    (verdict, done), = judged
+    assert verdict == m.CheckResult(None)  # the judgement is the same for its pauses
+    assert done - asked > 2.5  # the judge's guarded work went on for seconds after the timing asked
+    assert got - asked < 0.5 * (done - asked)  # it waited for the operation in flight, not for all of the work
+    assert guard.sharers == 0 and not guard.timing
