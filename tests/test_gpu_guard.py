@@ -533,7 +533,8 @@ def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
     (import-time code could otherwise write anything into its own record)."""
     from kernelbenchx.evaluator.parent.candidate import load_phases
 
-    forged = m.Loaded(0.01, (), {"cuda_s": 1.5, "confine_s": "fast", "ok": False, "verdict": "correct"})
+    forged = m.Loaded(0.01, (), {"cuda_s": 1.5, "confine_s": "fast", "triton_driver_s": float("inf"), "ok": False,
+                                 "verdict": "correct"})
     assert load_phases(forged) == {"cuda_s": 1.5}
     assert load_phases(m.Loaded(0.01, (), "not a dict")) == {}
 

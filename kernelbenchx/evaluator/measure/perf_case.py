@@ -67,8 +67,7 @@ def input_sets(task: Task, index: int, most: int) -> int:
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     with FakeTensorMode(allow_non_fake_inputs=True):
-        _, call = next(itertools.islice(task.perf_cases(torch.Generator().manual_seed(0)), index, None))
-        size = sum(t.numel() * t.element_size() for t in call.tensors())
+        size = sum(t.numel() * t.element_size() for t in build_case(task, index, 0, "cpu")[1].tensors())
     return max(1, min(most, INPUT_SETS_BYTES // max(1, size)))
 
 

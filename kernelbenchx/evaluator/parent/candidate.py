@@ -7,6 +7,7 @@ ends the candidate with crash/harness_error, never the run.
 from __future__ import annotations
 
 import errno
+import math
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -157,7 +158,7 @@ def load_phases(reply: m.Loaded) -> dict[str, float]:
     """The known phases of a Load, as numbers (the reply is sent after candidate code ran in the process)."""
     phases = reply.phases if isinstance(reply.phases, dict) else {}
     return {k: round(float(v), 4) for k, v in phases.items()
-            if k in ("cuda_s", "triton_driver_s", "confine_s") and isinstance(v, (int, float))}
+            if k in ("cuda_s", "triton_driver_s", "confine_s") and isinstance(v, (int, float)) and math.isfinite(v)}
 
 
 def verify_symbols(child: Child, when: str) -> None:

@@ -73,10 +73,10 @@ class GpuGuard:
             yield
         finally:
             with self.cond:
+                self.stamp(self.exclusive_span)  # inside the lock: the next holder's span is not ours to end
                 self.timing = self.reserved = False
                 self.sharers_turn = self.sharers_waiting > 0
                 self.cond.notify_all()
-            self.stamp(self.exclusive_span)
 
     def contended(self) -> bool:
         """Whether a timing waits for the GPU now (a check holding the shared side should give it back soon)."""
