@@ -64,3 +64,35 @@ def test_rule_fires(code, expected):
 def test_unreachable_helpers_are_not_judged_as_the_call_path():
     helper = "\ndef _unused():\n    try:\n        pass\n    except Exception:\n        pass\n"
     assert check_source(KERNEL + ENTRY + helper, "f").launches == 1
+
+
+def test_sources_are_parsed_one_at_a_time_and_a_spurious_ast_error_is_retried(monkeypatch):
+    """The parent checks candidates on many threads; CPython 3.11's AST constructor is not thread-safe
+    (gh-106905: an honest candidate ended as `harness_error` with "AST constructor recursion depth mismatch")."""
+    import ast
+    import threading
+    import time
+
+    from kernelbenchx.evaluator.parent import static
+
+    real, inside, most, failed_once = ast.parse, [0], [0], []
+
+    def parse(code, *args, **kwargs):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        inside[0] -= 1
+        if not failed_once:
+            failed_once.append(True)
+            raise SystemError("AST constructor recursion depth mismatch (before=27, after=22)")
+        return real(code, *args, **kwargs)
+
+    monkeypatch.setattr(static.ast, "parse", parse)
+    reports = []
+    threads = [threading.Thread(target=lambda: reports.append(static.check_source(KERNEL + ENTRY, "f")))
+               for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert len(reports) == 6 and most[0] == 1 and failed_once

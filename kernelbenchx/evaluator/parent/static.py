@@ -13,6 +13,7 @@ judged by the parent) backs these rules up; neither is trusted alone.
 from __future__ import annotations
 
 import ast
+import threading
 from dataclasses import dataclass
 
 from kernelbenchx.evaluator.parent import allowlist as allow
@@ -42,10 +43,27 @@ def reject(node: ast.AST | None, code: str, message: str) -> Rejected:
     return Rejected(Reason(code), f"line {line}: {message}" if line else message)
 
 
+# CPython 3.11 keeps the AST constructor's recursion depth in state shared by threads (gh-106905): parses on
+# several worker threads at once failed now and then with "SystemError: AST constructor recursion depth
+# mismatch", and an honest candidate ended as a harness error. Our parses take turns; a parse that still
+# meets the error (another library building an AST meanwhile) is repeated once.
+PARSE_LOCK = threading.Lock()
+
+
+def parse(code: str) -> ast.Module:
+    with PARSE_LOCK:
+        try:
+            return ast.parse(code)
+        except SystemError as exc:
+            if "recursion depth mismatch" not in str(exc):
+                raise
+            return ast.parse(code)
+
+
 def check_source(code: str, entry: str) -> StaticReport:
     """Raise Rejected with the first problem found, else describe what was found."""
     try:
-        tree = ast.parse(code)
+        tree = parse(code)
     except SyntaxError as exc:
         raise Rejected(Reason.SYNTAX_ERROR, f"line {exc.lineno}: {exc.msg}") from None
     functions = {n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
