@@ -104,7 +104,7 @@ def remember(key: str, tag: Any, stream: Stream, path: str, fresh: bool | None =
 
     A tag already remembered for `key` (or fresh=True) starts a new group: the same candidate judged again, or
     the next candidate; within a group every stream must be independent of the others."""
-    if stream.cat.numel() > MEMO_ELEMENTS or stream.cat.numel() == 0:
+    if not remembered(stream):
         return None
     group = MEMO.entries.get(key)
     if group is None or tag in group or fresh:
@@ -116,6 +116,10 @@ def remember(key: str, tag: Any, stream: Stream, path: str, fresh: bool | None =
     while len(MEMO.entries) > MEMO_KEYS:
         MEMO.entries.popitem(last=False)
     return reason
+
+
+def remembered(stream: Stream) -> bool:
+    return 0 < stream.cat.numel() <= MEMO_ELEMENTS
 
 
 def describe_tag(tag: Any) -> str:
@@ -131,6 +135,8 @@ def seeded_reason(call: Any, kwarg: str | None, stream: Stream, path: str) -> st
     """The cross-seed test for a seeded call (nothing when the call has no seed keyword)."""
     if call is None or not kwarg or kwarg not in call.kwargs:
         return None
+    if not remembered(stream):
+        return None  # before the fingerprint, which hashes every input (gigabytes at perf size)
     return remember(fingerprint(call, kwarg, path), seed_of(call, kwarg), stream, path)
 
 

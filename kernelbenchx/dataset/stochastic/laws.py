@@ -7,6 +7,7 @@ from typing import Any
 
 import torch
 
+from kernelbenchx.dataset import host_work
 from kernelbenchx.dataset.contract import Tolerance, first_index
 from kernelbenchx.dataset.stochastic.bounds import ALPHA, Test, on_cpu, one_thread
 from kernelbenchx.dataset.stochastic.cross_seed import seeded_reason
@@ -107,8 +108,10 @@ def mask_reason(dropped: torch.Tensor, known: torch.Tensor, p: float, path: str,
                 seed_kwarg: str | None = "seed") -> str | None:
     """The tests of independent Bernoulli(p) drops on a mask (counted where `known`), plus the cross-seed
     test when the call is given."""
-    stream = mask_stream(dropped.cpu(), known.cpu(), p)
-    return structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path)
+    dropped, known = dropped.cpu(), known.cpu()
+    with host_work.section():
+        stream = mask_stream(dropped, known, p)
+        return structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,7 +143,12 @@ def uniform_reason(out, expected: torch.Tensor, path: str = "output", *, call: A
     reason = tensor_reason(out, expected, path)
     if reason:
         return reason
-    x = out.detach().cpu().double()
+    x = out.detach().cpu()
+    with host_work.section():
+        return uniform_battery(x.double(), expected.dtype, path, call, seed_kwarg)
+
+
+def uniform_battery(x: torch.Tensor, dtype: torch.dtype, path: str, call: Any, seed_kwarg: str | None) -> str | None:
     n = x.numel()
     if n == 0:
         return None
@@ -149,11 +157,11 @@ def uniform_reason(out, expected: torch.Tensor, path: str = "output", *, call: A
     if bad.any():
         i = int(bad.nonzero()[0])
         return f"{path}: {int(bad.sum())} values outside [0, 1); first at flat index {i}: {flat[i].item()}"
-    if expected.dtype == torch.float64 and n >= 16:
+    if dtype == torch.float64 and n >= 16:
         coarse = int((flat == flat.float().double()).sum())
         if coarse > n // 2:
             return f"{path}: {coarse} of {n} float64 values are exactly float32 values (float32 resolution only)"
-    stream = uniform_stream(x, dtype=expected.dtype)
+    stream = uniform_stream(x, dtype=dtype)
     ks = Test("Kolmogorov–Smirnov distance to U[0, 1)")
     ks.ks(flat, stream.slack, "all values")
     return (ks.reason(path) or structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path))

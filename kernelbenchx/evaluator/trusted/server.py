@@ -15,8 +15,10 @@ import time
 from typing import Any, Iterator
 
 import torch
+import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from kernelbenchx.dataset import host_work
 from kernelbenchx.dataset.cases import build_cases, reseeded, run_reference, same_value
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.dataset.task import map_tensors
@@ -39,27 +41,31 @@ def expected(req: m.ExpectedRequest) -> m.Expected:
 
 
 # A guarded turn gives the GPU's shared guard back and asks for it again this often, between two operations:
-# a judge's statistical battery at perf size held it 10-40 s at a stretch, and the timings queued behind it
-# (run 23, one GPU: the lane stood idle 179 of 319 s waiting for judges).
+# judges at perf size held it 10-40 s at a stretch, and the timings queued behind them (run 23, one GPU: the lane
+# stood idle 179 of 319 s waiting for judges). Most of that was a statistical battery on the CPU, which now runs
+# with the guard given back (a host-only section, run 24).
 YIELD_S = 0.25
 
 
 @contextlib.contextmanager
 def gpu_turn(guarded: bool) -> Iterator[None]:
     """The GPU's shared guard, asked of the parent through the channel (parent/gpu_guard.py, Lease), given back
-    and asked for again every YIELD_S of the work inside (so a timing waits at most that long for it)."""
+    and asked for again every YIELD_S of the work inside (so a timing waits at most that long for it), and given
+    back for the host-only sections inside (dataset/host_work.py)."""
     if not guarded or CHANNEL is None:
         yield
         return
     acquire(CHANNEL)
+    mode = Yielding(CHANNEL)
     try:
-        with Yielding(CHANNEL):
+        with mode, host_work.installed(mode.host_section):
             yield
     finally:
         try:
             quiet()  # raises after a sticky CUDA error: the guard is given back all the same
         finally:
-            CHANNEL.reply(m.GpuRelease())
+            if mode.held:
+                CHANNEL.reply(m.GpuRelease())
 
 
 def acquire(channel: Channel) -> None:
@@ -74,19 +80,53 @@ def quiet() -> None:
 
 
 class Yielding(TorchDispatchMode):
-    """Before an operation, once the turn is YIELD_S old: let the GPU go quiet, give the guard back, wait for it."""
+    """Holds the guard (given at the start) for GPU work: before an operation, once the turn is YIELD_S old, lets
+    the GPU go quiet, gives the guard back and waits for it. In a host-only section (dataset/host_work.py) the
+    guard is given back; an operation there that touches a device other than the CPU takes it again first."""
 
     def __init__(self, channel: Channel) -> None:
         super().__init__()
-        self.channel, self.since, self.yields = channel, time.perf_counter(), 0
+        self.channel, self.since, self.yields, self.held = channel, time.perf_counter(), 0, True
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        if time.perf_counter() - self.since > YIELD_S:
-            quiet()
-            self.channel.reply(m.GpuRelease())
-            acquire(self.channel)
-            self.since, self.yields = time.perf_counter(), self.yields + 1
-        return func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        if not self.held:
+            if off_host(args, kwargs):
+                self.take()
+        elif time.perf_counter() - self.since > YIELD_S:
+            self.give()
+            self.take()
+            self.yields += 1
+        return func(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def host_section(self) -> Iterator[None]:
+        if self.held:
+            self.give()
+        try:
+            yield
+        finally:
+            if not self.held:
+                self.take()
+
+    def give(self) -> None:
+        quiet()
+        self.channel.reply(m.GpuRelease())
+        self.held = False
+
+    def take(self) -> None:
+        acquire(self.channel)
+        self.since, self.held = time.perf_counter(), True
+
+
+def off_host(args: tuple, kwargs: dict) -> bool:
+    """Whether an operation's arguments name a device other than the CPU (a tensor there, or a device kwarg)."""
+    for leaf in pytree.tree_leaves((args, kwargs)):
+        if isinstance(leaf, torch.Tensor) and leaf.device.type != "cpu":
+            return True
+        if isinstance(leaf, torch.device) and leaf.type != "cpu":
+            return True
+    return False
 
 
 def references(task: Any, stages: dict, device: str) -> m.Expected:
@@ -173,12 +213,15 @@ def judged(req: m.PerfCheck) -> m.CheckResult:
 
 def prepare(req: m.Prepare) -> m.Prepared:
     started = time.perf_counter()
-    if torch.cuda.is_available():
+    if torch.cuda.is_available() and req.timing:
         from kernelbenchx.evaluator.measure import protocol
 
         protocol.L2Flusher()()
         torch.cuda.synchronize()
         release_memory()
+    elif torch.cuda.is_available():
+        torch.empty(1, device="cuda")
+        torch.cuda.synchronize()
     return m.Prepared(time.perf_counter() - started)
 
 
