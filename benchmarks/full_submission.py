@@ -61,7 +61,8 @@ def build_submission(path: Path, corpus: Path | None) -> Counter:
 
 
 def stage_seconds(records: list[Result]) -> dict[str, float]:
-    keys = {"static": ("compile", "static_s"), "process_start": ("compile", "process_start_s"),
+    keys = {"static": ("compile", "static_s"), "device_open": ("compile", "device_open_s"),
+            "process_start": ("compile", "process_start_s"),
             "reference_wait": ("correct", "reference_wait_s"), "correctness": ("correct", "seconds"),
             "perf_lane_wait": ("perf", "lane_wait_s"), "perf": ("perf", "seconds")}
     return {name: round(sum(r.stages.get(s, {}).get(k, 0) or 0 for r in records), 2)

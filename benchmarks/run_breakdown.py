@@ -17,12 +17,13 @@ from pathlib import Path
 
 def breakdown(run_dir: Path) -> dict:
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
-    totals = dict.fromkeys(("process_start", "reference_wait", "correct_warm", "correct_warm_compiles", "case_work",
+    totals = dict.fromkeys(("device_open", "process_start", "reference_wait", "correct_warm", "correct_warm_compiles", "case_work",
                             "correctness_compiles", "guard_wait",
                             "warm", "warm_compiles", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
     for record in records:
         stages = record["stages"]
         correct, perf = stages.get("correct", {}), stages.get("perf", {})
+        totals["device_open"] += stages.get("compile", {}).get("device_open_s") or 0
         totals["process_start"] += stages.get("compile", {}).get("process_start_s") or 0
         totals["reference_wait"] += correct.get("reference_wait_s") or 0
         totals["correct_warm"] += (correct.get("warm") or {}).get("seconds", 0)

@@ -245,8 +245,8 @@ def test_a_paused_timing_lets_checks_in_but_no_other_timing():
 
 
 def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
-    """Import-time code runs candidate code (and the process creates its CUDA context): not while a timing holds
-    the GPU, and a timing waits for an import in flight."""
+    """Import-time code runs candidate code: not while a timing holds the GPU, and a timing waits for an import in
+    flight. The process's CUDA context is created before, without the guard (no kernel, no candidate code)."""
     from types import SimpleNamespace
 
     from kernelbenchx.evaluator.parent.candidate import StageLog, load
@@ -258,9 +258,11 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
             pass
 
         def call(self, request, timeout=None, interim=None):
+            seen.append((type(request).__name__, guard.sharers, guard.timing))
+            if isinstance(request, m.OpenDevice):
+                return m.DeviceOpened({"cuda_s": 0.5})
             if isinstance(request, m.Load):
-                seen.append((guard.sharers, guard.timing))
-                return m.Loaded(0.01, ())
+                return m.Loaded(0.01, (), {"confine_s": 0.02})
             return m.Symbols(())
 
     holding = threading.Event()
@@ -277,8 +279,10 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"),
          SimpleNamespace(entry="gelu", id="Activation/gelu"), SimpleNamespace(device="cuda"), log, guard.shared)
     thread.join(5)
-    assert seen == [(1, False)] and guard.sharers == 0
+    # the device opens beside the timing (no kernel, no candidate code); the import waits for it
+    assert seen == [("OpenDevice", 0, True), ("Load", 1, False), ("Verify", 0, False)] and guard.sharers == 0
     assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing
+    assert log.compile["import"] == {"ok": True, "import_s": 0.01, "cuda_s": 0.5, "confine_s": 0.02}
 
 
 def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timing():
@@ -579,3 +583,70 @@ def test_a_timing_gets_in_while_a_real_judge_s_long_guarded_work_is_under_way():
     assert done - asked > 2.5  # the judge's guarded work went on for seconds after the timing asked
     assert got - asked < 0.5 * (done - asked)  # it waited for the operation in flight, not for all of the work
     assert guard.sharers == 0 and not guard.timing
+
+
+class RecordingChannel:
+    """A trusted server's channel to the parent that grants every request and records the messages sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def ask(self, message):
+        self.sent.append(type(message).__name__)
+        return m.GpuGranted()
+
+    def reply(self, message):
+        self.sent.append(type(message).__name__)
+
+
+def test_a_guarded_turn_gives_the_guard_back_for_host_only_work_and_takes_it_again_for_device_work(monkeypatch):
+    """Inside a host-only section the guard is given back at once and CPU operations do not ask for it; an
+    operation on another device asks for it first (meta stands in for the GPU here); the section's end takes it
+    back so the rest of the turn is guarded."""
+    from kernelbenchx.dataset import host_work
+    from kernelbenchx.evaluator.trusted import server
+
+    channel = RecordingChannel()
+    monkeypatch.setattr(server, "CHANNEL", channel)
+    x = torch.ones(4)
+    with server.gpu_turn(True):
+        x = x + 1
+        with host_work.section():
+            assert channel.sent == ["GpuAcquire", "GpuRelease"]
+            for _ in range(3):
+                x = x * 2
+            assert channel.sent == ["GpuAcquire", "GpuRelease"]  # CPU work: no guard asked for
+            torch.ones(2, device="meta") + 1
+            assert channel.sent == ["GpuAcquire", "GpuRelease", "GpuAcquire"]
+            x = x - 1  # held again until the turn's yield: no ping-pong
+        assert channel.sent == ["GpuAcquire", "GpuRelease", "GpuAcquire"]
+        with host_work.section():
+            pass
+    assert float(x[0]) == 15.0
+    assert channel.sent == ["GpuAcquire", "GpuRelease", "GpuAcquire", "GpuRelease", "GpuAcquire", "GpuRelease"]
+    with host_work.section():  # outside a turn: nothing to give back
+        x = x + 1
+    assert len(channel.sent) == 6
+
+
+def test_a_dropout_judge_s_statistical_battery_runs_without_the_guard(monkeypatch):
+    """The battery of a perf-size dropout check (seconds of single-threaded CPU work) runs with the shared guard
+    given back; its inputs are moved to the CPU before that, under the guard."""
+    from kernelbenchx.dataset.stochastic import laws
+    from kernelbenchx.evaluator.trusted import server
+
+    channel = RecordingChannel()
+    monkeypatch.setattr(server, "CHANNEL", channel)
+    real = laws.structure_reason
+
+    def battery(*args, **kwargs):
+        channel.sent.append("battery")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(laws, "structure_reason", battery)
+    gen = torch.Generator().manual_seed(3)
+    dropped = torch.rand(64, 256, generator=gen) < 0.3
+    with server.gpu_turn(True):
+        reason = laws.mask_reason(dropped, torch.ones_like(dropped), 0.3, "output")
+    assert reason is None
+    assert channel.sent == ["GpuAcquire", "GpuRelease", "battery", "GpuAcquire", "GpuRelease"]

@@ -63,6 +63,18 @@ class Failed:
 
 
 @message
+class OpenDevice:
+    """Parent → candidate process, before Load and outside the GPU's guard: import Triton, create the CUDA
+    context and Triton's driver utilities. No candidate code has run yet; nothing is launched on the GPU."""
+    device: str
+
+
+@message
+class DeviceOpened:
+    phases: dict = dataclasses.field(default_factory=dict)  # seconds: cuda_s, triton_driver_s
+
+
+@message
 class Load:
     code: str
     entry: str
@@ -74,7 +86,7 @@ class Load:
 class Loaded:
     import_s: float
     isolation: tuple = ()  # the confinement layers the process applied to itself before importing the code
-    phases: dict = dataclasses.field(default_factory=dict)  # seconds before the import: cuda_s, confine_s, ...
+    phases: dict = dataclasses.field(default_factory=dict)  # seconds before the import: confine_s
 
 
 @message
@@ -260,7 +272,11 @@ class PerfCheck:
 @message
 class Prepare:
     """Trusted server: start CUDA and what timing uses now, before the first request waits for it (a lane
-    started by its first timing held the GPU alone through its own start-up: 5 s in run 20)."""
+    started by its first timing held the GPU alone through its own start-up: 5 s in run 20). A judge or a
+    reference server (timing=False) only creates its CUDA context, with no kernel: its first guarded turn
+    created it under the shared guard (up to 8 s in run 24)."""
+
+    timing: bool = True
 
 
 @message

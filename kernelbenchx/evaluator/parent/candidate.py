@@ -131,8 +131,14 @@ def new_process(run: Any, gpu: int | None) -> Child:
 
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,
          shared: Callable[[], ContextManager]) -> None:
-    """Import the candidate under the GPU's shared guard: import-time code (and the CUDA context the process
-    creates first) must not run on a GPU while another candidate is timed there."""
+    """Open the device (CUDA context, Triton's driver: no kernel, no candidate code, so beside timings), then
+    import the candidate under the GPU's shared guard: import-time code must not run on a GPU while another
+    candidate is timed there."""
+    clock = time.perf_counter()
+    opened = child.call(m.OpenDevice(run.device))
+    if not isinstance(opened, m.DeviceOpened):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to open_device: {type(opened).__name__}")
+    log.compile["device_open_s"] = round(time.perf_counter() - clock, 3)
     with Lease(shared) as gpu:
         child.extend_clock(gpu.waited)
         clock = time.perf_counter()
@@ -149,13 +155,14 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
         raise Rejected(Reason.IMPORT_FAILED, f"{error.type}: {error.message}", traceback=error.traceback)
     if not isinstance(reply, m.Loaded):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to load: {type(reply).__name__}")
-    log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3), **load_phases(reply)}
+    log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3), **load_phases(opened),
+                             **load_phases(reply)}
     log.compile["isolation"] = list(reply.isolation)
     verify_symbols(child, "at import")
 
 
-def load_phases(reply: m.Loaded) -> dict[str, float]:
-    """The known phases of a Load, as numbers (the reply is sent after candidate code ran in the process)."""
+def load_phases(reply: m.Loaded | m.DeviceOpened) -> dict[str, float]:
+    """The known phases of a load, as numbers (Loaded is sent after candidate code ran in the process)."""
     phases = reply.phases if isinstance(reply.phases, dict) else {}
     return {k: round(float(v), 4) for k, v in phases.items()
             if k in ("cuda_s", "triton_driver_s", "confine_s") and isinstance(v, (int, float)) and math.isfinite(v)}

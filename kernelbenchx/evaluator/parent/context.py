@@ -174,6 +174,8 @@ class Run:
         for lane in self.lanes:
             lane.prepare()
         self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
+        for server in (references if gpus else []) + [j for js in self.judges for j in js]:
+            server.prepare(timing=False)  # their CUDA contexts, off the shared guard
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")

@@ -66,11 +66,11 @@ class TrustedServer:
                         raise
         raise AssertionError("unreachable")
 
-    def prepare(self) -> None:
+    def prepare(self, timing: bool = True) -> None:
         """Start the process and its CUDA now, in the background (a failure shows at the next call)."""
         def start() -> None:
             try:
-                self.call(m.Prepare(), timeout=600)
+                self.call(m.Prepare(timing), timeout=600)
             except ChildFailed:
                 pass
 
