@@ -650,3 +650,17 @@ def test_a_dropout_judge_s_statistical_battery_runs_without_the_guard(monkeypatc
         reason = laws.mask_reason(dropped, torch.ones_like(dropped), 0.3, "output")
     assert reason is None
     assert channel.sent == ["GpuAcquire", "GpuRelease", "battery", "GpuAcquire", "GpuRelease"]
+
+
+def test_a_judge_that_keeps_much_gpu_memory_keeps_the_guard_through_its_host_only_work(monkeypatch):
+    """Its tensors would stay allocated beside the timing that took the guard (out of memory on an 80 GB H100)."""
+    from kernelbenchx.dataset import host_work
+    from kernelbenchx.evaluator.trusted import server
+
+    channel = RecordingChannel()
+    monkeypatch.setattr(server, "CHANNEL", channel)
+    monkeypatch.setattr(server, "resident_bytes", lambda: server.HOST_SECTION_MAX_BYTES + 1)
+    with server.gpu_turn(True):
+        with host_work.section():
+            torch.ones(4).sum()
+    assert channel.sent == ["GpuAcquire", "GpuRelease"]
