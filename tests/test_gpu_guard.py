@@ -1,6 +1,8 @@
 """The GPU guard: timing holds a GPU alone, and neither timings nor checks starve the other."""
 
 import json
+import subprocess
+import sys
 import threading
 import time
 
@@ -664,3 +666,28 @@ def test_a_judge_that_keeps_much_gpu_memory_keeps_the_guard_through_its_host_onl
         with host_work.section():
             torch.ones(4).sum()
     assert channel.sent == ["GpuAcquire", "GpuRelease"]
+
+
+def test_a_trusted_server_s_first_guarded_turn_makes_its_slow_imports_before_it_asks_for_the_guard():
+    """A dispatch mode's first operation imports torch._dynamo (seconds): that import must not fall inside the
+    first guarded turn of a fresh judge or reference server."""
+    code = """
+import sys, torch
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.trusted import server
+assert "torch._dynamo" not in sys.modules, "the test needs a process that has not imported it yet"
+seen = []
+class Channel:
+    def ask(self, message):
+        seen.append("torch._dynamo" in sys.modules)
+        return m.GpuGranted()
+    def reply(self, message):
+        pass
+server.CHANNEL = Channel()
+with server.gpu_turn(True):
+    torch.ones(3) + 1
+print(seen)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[True]"
