@@ -76,7 +76,8 @@ def eval_(
     resume: Annotated[bool, typer.Option(help="continue the interrupted run in OUT (same submission)")] = False,
     overwrite: Annotated[bool, typer.Option(help="replace a run already in OUT")] = False,
     device: Annotated[Optional[str], typer.Option(help="cpu or cuda [default: cuda when available]")] = None,
-    workers: Annotated[int, typer.Option(help="candidates evaluated in parallel (0: one per core, at most 8)")] = 0,
+    workers: Annotated[int, typer.Option(help="candidates evaluated in parallel (0: automatic; 20 per GPU, at most "
+                                              "5 per 4 cores; on the CPU one per core, at most 8)")] = 0,
     timeout: Annotated[float, typer.Option(help="wall-clock seconds per candidate (import and checks)")] = 300.0,
     perf_timeout: Annotated[float, typer.Option(help="perf-stage seconds, from holding the GPU")] = 90.0,
     baselines: Annotated[str, typer.Option(help="comma-separated: eager, compile, solution")] = "eager",

@@ -53,3 +53,29 @@ def test_the_parent_keeps_its_threads_off_the_timing_cores_and_gives_its_cores_b
         pin_to(before)
     assert before == everything and os.sched_getaffinity(0) == everything
     assert pin_to(()) is None  # no plan (the CPU path, small hosts): nothing moves
+
+
+def test_automatic_workers_scale_with_the_gpus_used_and_the_cores(monkeypatch):
+    """--workers 0: 20 per GPU used, at most 5 per 4 cores; one per core (at most 8) on the CPU; a number given
+    is kept."""
+    import os
+
+    import torch
+
+    from kernelbenchx.evaluator.parent.context import RunConfig
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert RunConfig().resolved_workers() == 80
+    assert RunConfig(device="cuda:2").resolved_workers() == 20
+    assert RunConfig(device="cpu").resolved_workers() == 8
+    assert RunConfig(workers=3).resolved_workers() == 3
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert RunConfig().resolved_workers() == 20
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
+    assert RunConfig(device="cuda").resolved_workers() == 20
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert RunConfig(device="cpu").resolved_workers() == 2
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert RunConfig().resolved_workers() == 2

@@ -28,6 +28,11 @@ from kernelbenchx.evaluator.result import Result
 Progress = Callable[[int, int, "Result | None"], None]  # done, total, the result just written (None at start)
 
 
+# Candidates in flight per GPU when --workers is automatic: what runs 17-26 of docs/performance.md used (16 cores
+# per GPU; CPU 40-65% busy, the lane fed); the earlier default of 8 left a 16-core GPU host's lane idle.
+AUTO_WORKERS_PER_GPU = 20
+
+
 @dataclass
 class RunConfig:
     """Everything a run can be told; the defaults are what `kbx eval` does."""
@@ -37,7 +42,7 @@ class RunConfig:
     seed: int | None = None  # None: a fresh secret seed (kept on resume)
     resume: bool = False
     overwrite: bool = False
-    workers: int = 0  # 0: automatic (one per core, at most 8)
+    workers: int = 0  # 0: automatic (resolved_workers)
     timeout_s: float = 300.0  # a candidate's import and correctness stages
     perf_timeout_s: float = 90.0  # a candidate's perf stage, counted from when it holds its GPU's lane
     baselines: tuple[str, ...] = ("eager",)
@@ -63,9 +68,17 @@ class RunConfig:
         return device
 
     def resolved_workers(self) -> int:
+        """--workers, or automatically: on GPUs, AUTO_WORKERS_PER_GPU per GPU used, at most 5 per 4 cores (a
+        candidate spends much of its time waiting for its GPU's guard or lane); on the CPU one per core, at most 8."""
         if self.workers < 0:
             raise UsageError(f"--workers must be 0 (automatic) or positive, got {self.workers}")
-        return self.workers or max(1, min(8, os.cpu_count() or 2))
+        if self.workers:
+            return self.workers
+        cores = os.cpu_count() or 2
+        if self.device != "cpu" and torch.cuda.is_available():
+            gpus = 1 if (self.device or "").startswith("cuda:") else torch.cuda.device_count()
+            return max(1, min(AUTO_WORKERS_PER_GPU * gpus, cores * 5 // 4))
+        return max(1, min(8, cores))
 
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
