@@ -139,7 +139,7 @@ def test_debug_shows_the_traceback(tmp_path):
 
 def test_help_and_listing_explain_themselves():
     help_text = kbx("eval", "--help").output
-    assert "0: one per core" in help_text and "--overwrite" in help_text and "--resume" in help_text
+    assert "0: automatic" in help_text and "--overwrite" in help_text and "--resume" in help_text
     listing = kbx("tasks", "list").stdout.splitlines()
     assert listing[0].split()[:3] == ["id", "difficulty", "set"]
     assert "did you mean Activation/relu" in kbx("tasks", "show", "Activation/rleu").output
