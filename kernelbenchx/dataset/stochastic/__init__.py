@@ -47,11 +47,11 @@ from __future__ import annotations
 from kernelbenchx.dataset.stochastic.bounds import ALPHA, Test, kl_tensor, ks_distance, one_thread
 from kernelbenchx.dataset.stochastic.cross_seed import (
     CROSS_SHIFTS, MEMO, MEMO_ELEMENTS, MEMO_KEYS, Memo, cross_reason, cross_test, describe_tag, draw_seed, family,
-    family_seeds, fingerprint, remember, seed_of, seeded_reason,
+    family_seeds, fingerprint, remember, seed_of, seed_tag, seeded_reason, tagged_reason,
 )
 from kernelbenchx.dataset.stochastic.laws import (
-    DROPOUT_CONTRACT, MASK_TESTS, UNIFORM_CONTRACT, UNIFORM_TESTS, dropout_reason, mask_reason, tensor_reason,
-    uniform_reason, within,
+    DROPOUT_CONTRACT, MASK_TESTS, UNIFORM_CONTRACT, UNIFORM_TESTS, dropout_reason, mask_battery, mask_reason,
+    tensor_reason, uniform_battery, uniform_reason, within,
 )
 from kernelbenchx.dataset.stochastic.references import (
     bind, distinguishable, draw_p, flag, generator, mixed_seed, seeded_dropout, stochastic,
@@ -67,8 +67,9 @@ from kernelbenchx.dataset.stochastic.structure import (
 __all__ = [
     "ALPHA", "Test", "kl_tensor", "ks_distance", "one_thread", "CROSS_SHIFTS", "MEMO", "MEMO_ELEMENTS",
     "MEMO_KEYS", "Memo", "cross_reason", "cross_test", "describe_tag", "draw_seed", "family", "family_seeds",
-    "fingerprint", "remember", "seed_of", "seeded_reason", "DROPOUT_CONTRACT", "MASK_TESTS", "UNIFORM_CONTRACT",
-    "UNIFORM_TESTS", "dropout_reason", "mask_reason", "tensor_reason", "uniform_reason", "within", "bind",
+    "fingerprint", "remember", "seed_of", "seed_tag", "seeded_reason", "tagged_reason", "DROPOUT_CONTRACT",
+    "MASK_TESTS", "UNIFORM_CONTRACT", "UNIFORM_TESTS", "dropout_reason", "mask_battery", "mask_reason",
+    "tensor_reason", "uniform_battery", "uniform_reason", "within", "bind",
     "distinguishable", "draw_p", "flag", "generator", "mixed_seed", "seeded_dropout", "stochastic", "CELLS",
     "COLLISION", "MASK_SLACK", "SLACK", "Stream", "mask_stream", "uniform_stream", "BLOCK", "DIFF_BINS",
     "MAX_COLS", "MAX_PAIRS", "MAX_ROWS", "PairCounts", "axes", "block_test", "cell_bounds", "coded",

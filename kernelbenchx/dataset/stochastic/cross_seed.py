@@ -133,11 +133,20 @@ def seed_of(call: Any, kwarg: str) -> int:
 
 def seeded_reason(call: Any, kwarg: str | None, stream: Stream, path: str) -> str | None:
     """The cross-seed test for a seeded call (nothing when the call has no seed keyword)."""
-    if call is None or not kwarg or kwarg not in call.kwargs:
+    return tagged_reason(seed_tag(call, kwarg, path, stream.cat.numel()), stream, path)
+
+
+def seed_tag(call: Any, kwarg: str | None, path: str, elements: int) -> tuple[str, int] | None:
+    """What the cross-seed test needs of a seeded call whose stream has `elements` values: its inputs'
+    fingerprint and its seed; None when there is no seed keyword or the stream is not to be remembered (then
+    the fingerprint, a hash of every input, gigabytes at perf size, is not computed)."""
+    if call is None or not kwarg or kwarg not in call.kwargs or not 0 < elements <= MEMO_ELEMENTS:
         return None
-    if not remembered(stream):
-        return None  # before the fingerprint, which hashes every input (gigabytes at perf size)
-    return remember(fingerprint(call, kwarg, path), seed_of(call, kwarg), stream, path)
+    return fingerprint(call, kwarg, path), seed_of(call, kwarg)
+
+
+def tagged_reason(tag: tuple[str, int] | None, stream: Stream, path: str) -> str | None:
+    return None if tag is None else remember(tag[0], tag[1], stream, path)
 
 
 def family_seeds(seed: int, gen: torch.Generator) -> list[int]:

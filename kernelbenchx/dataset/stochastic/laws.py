@@ -3,6 +3,7 @@ Bernoulli(p)) and uniform samples (i.i.d. U[0, 1)), with the contract texts that
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import torch
@@ -10,7 +11,7 @@ import torch
 from kernelbenchx.dataset import host_work
 from kernelbenchx.dataset.contract import Tolerance, first_index
 from kernelbenchx.dataset.stochastic.bounds import ALPHA, Test, on_cpu, one_thread
-from kernelbenchx.dataset.stochastic.cross_seed import seeded_reason
+from kernelbenchx.dataset.stochastic.cross_seed import seed_tag, tagged_reason
 from kernelbenchx.dataset.stochastic.streams import mask_stream, uniform_stream
 from kernelbenchx.dataset.stochastic.structure import structure_reason
 
@@ -109,9 +110,16 @@ def mask_reason(dropped: torch.Tensor, known: torch.Tensor, p: float, path: str,
     """The tests of independent Bernoulli(p) drops on a mask (counted where `known`), plus the cross-seed
     test when the call is given."""
     dropped, known = dropped.cpu(), known.cpu()
-    with host_work.section():
-        stream = mask_stream(dropped, known, p)
-        return structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path)
+    tag = seed_tag(call, seed_kwarg, path, dropped.numel())  # the call's inputs are read here, not in the battery
+    return host_work.later(functools.partial(mask_battery, dropped, known, p, path, tag))
+
+
+@one_thread
+@on_cpu
+def mask_battery(dropped: torch.Tensor, known: torch.Tensor, p: float, path: str,
+                 tag: tuple[str, int] | None) -> str | None:
+    stream = mask_stream(dropped, known, p)
+    return structure_reason(stream, path) or tagged_reason(tag, stream, path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,11 +152,14 @@ def uniform_reason(out, expected: torch.Tensor, path: str = "output", *, call: A
     if reason:
         return reason
     x = out.detach().cpu()
-    with host_work.section():
-        return uniform_battery(x.double(), expected.dtype, path, call, seed_kwarg)
+    tag = seed_tag(call, seed_kwarg, path, x.numel())
+    return host_work.later(functools.partial(uniform_battery, x, expected.dtype, path, tag))
 
 
-def uniform_battery(x: torch.Tensor, dtype: torch.dtype, path: str, call: Any, seed_kwarg: str | None) -> str | None:
+@one_thread
+@on_cpu
+def uniform_battery(x: torch.Tensor, dtype: torch.dtype, path: str, tag: tuple[str, int] | None) -> str | None:
+    x = x.double()
     n = x.numel()
     if n == 0:
         return None
@@ -164,4 +175,4 @@ def uniform_battery(x: torch.Tensor, dtype: torch.dtype, path: str, call: Any, s
     stream = uniform_stream(x, dtype=dtype)
     ks = Test("Kolmogorov–Smirnov distance to U[0, 1)")
     ks.ks(flat, stream.slack, "all values")
-    return (ks.reason(path) or structure_reason(stream, path) or seeded_reason(call, seed_kwarg, stream, path))
+    return ks.reason(path) or structure_reason(stream, path) or tagged_reason(tag, stream, path)

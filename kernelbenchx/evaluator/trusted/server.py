@@ -207,8 +207,11 @@ def solution(task: Any) -> Any:
 def check(req: m.PerfCheck) -> m.CheckResult:
     """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed; under
     the GPU's shared guard when the request says so (the output's transfer here is not: gigabytes take seconds)."""
-    with gpu_turn(req.guarded):
-        return judged(req)
+    with host_work.deferring():
+        with gpu_turn(req.guarded):
+            result = judged(req)  # its GPU tensors dropped at the end of its turn
+        # a deferred statistical battery runs on the CPU now, without the guard and beside no GPU memory of ours
+        return m.CheckResult(host_work.settle(result.reason), result.note)
 
 
 def judged(req: m.PerfCheck) -> m.CheckResult:
