@@ -43,7 +43,7 @@ def expected(req: m.ExpectedRequest) -> m.Expected:
 # A guarded turn gives the GPU's shared guard back and asks for it again this often, between two operations:
 # judges at perf size held it 10-40 s at a stretch, and the timings queued behind them (run 23, one GPU: the lane
 # stood idle 179 of 319 s waiting for judges). Most of that was a statistical battery on the CPU, which now runs
-# with the guard given back (a host-only section, run 24).
+# after the guarded turn (check, host_work.later; runs 24-25).
 YIELD_S = 0.25
 
 
