@@ -1,44 +1,21 @@
-"""Stretches of a check that run on the host only, marked so that a process judging under the GPU's shared guard
-can give the guard back meanwhile.
+"""A check's host-only last step, handed back so that a judge under the GPU's shared guard runs it after its
+guarded turn.
 
 The trusted server judges perf-size outputs under that guard (evaluator/trusted/server.py, gpu_turn), so that
-no GPU work runs beside a timing. A stochastic task's statistical battery then runs single-threaded on the CPU
-for up to half a minute (run 24: dropout judges held the guard 40-60 s per candidate while timings queued).
-The server installs a hook for the length of its turn; checks mark their host-only stretches with `section()`.
-Better still, a check's last step can be handed back to run after the guarded turn, once the judge has dropped
-its GPU tensors (`later()`, inside the server's `deferring()`; `settle()` runs it): a judge in a section keeps
-its live tensors beside the timing that took the guard (tens of GB at perf size: out of memory on an H100).
-Nothing here imports the evaluator: without a hook, a section is an empty context and `later` runs at once.
+no GPU work runs beside a timing. A stochastic task's statistical battery then ran single-threaded on the CPU
+for up to half a minute inside the turn (run 24: dropout judges held the guard 40-60 s per candidate while
+timings queued), and giving the guard back during it would leave the judge's GPU tensors beside the timing that
+took it (tens of GB at perf size: out of memory on an H100, run 26). So checks end with `later(step)`: inside the
+server's `deferring()` the step is handed back, and `settle()` runs it once the judge has dropped its tensors and
+left its turn. Nothing here imports the evaluator: outside `deferring()`, `later` runs the step at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, ContextManager, Iterator
+from typing import Any, Callable, Iterator
 
-_hook: Callable[[], ContextManager[None]] | None = None
 _deferring = False
-
-
-@contextlib.contextmanager
-def section() -> Iterator[None]:
-    """Host-only work follows: the installed hook (if any) may give the GPU guard back until it ends."""
-    if _hook is None:
-        yield
-        return
-    with _hook():
-        yield
-
-
-@contextlib.contextmanager
-def installed(hook: Callable[[], ContextManager[None]]) -> Iterator[None]:
-    """`hook` serves every section() until the block ends; the previous hook is restored after it."""
-    global _hook
-    before, _hook = _hook, hook
-    try:
-        yield
-    finally:
-        _hook = before
 
 
 class Deferred:
@@ -53,11 +30,8 @@ class Deferred:
 
 
 def later(step: Callable[[], Any]) -> Any:
-    """`step()` (host-only work, the check's last), now in a section, or inside deferring() handed back."""
-    if _deferring:
-        return Deferred(step)
-    with section():
-        return step()
+    """`step()` (host-only work, the check's last): now, or inside deferring() handed back for settle()."""
+    return Deferred(step) if _deferring else step()
 
 
 @contextlib.contextmanager

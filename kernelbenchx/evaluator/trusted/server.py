@@ -15,7 +15,6 @@ import time
 from typing import Any, Iterator
 
 import torch
-import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelbenchx.dataset import host_work
@@ -50,23 +49,20 @@ YIELD_S = 0.25
 @contextlib.contextmanager
 def gpu_turn(guarded: bool) -> Iterator[None]:
     """The GPU's shared guard, asked of the parent through the channel (parent/gpu_guard.py, Lease), given back
-    and asked for again every YIELD_S of the work inside (so a timing waits at most that long for it), and given
-    back for the host-only sections inside (dataset/host_work.py)."""
+    and asked for again every YIELD_S of the work inside (so a timing waits at most that long for it)."""
     if not guarded or CHANNEL is None:
         yield
         return
     warm_dispatch()
     acquire(CHANNEL)
-    mode = Yielding(CHANNEL)
     try:
-        with mode, host_work.installed(mode.host_section):
+        with Yielding(CHANNEL):
             yield
     finally:
         try:
             quiet()  # raises after a sticky CUDA error: the guard is given back all the same
         finally:
-            if mode.held:
-                CHANNEL.reply(m.GpuRelease())
+            CHANNEL.reply(m.GpuRelease())
 
 
 def warm_dispatch() -> None:
@@ -87,67 +83,19 @@ def quiet() -> None:
 
 
 class Yielding(TorchDispatchMode):
-    """Holds the guard (given at the start) for GPU work: before an operation, once the turn is YIELD_S old, lets
-    the GPU go quiet, gives the guard back and waits for it. In a host-only section (dataset/host_work.py) the
-    guard is given back; an operation there that touches a device other than the CPU takes it again first."""
+    """Before an operation, once the turn is YIELD_S old: let the GPU go quiet, give the guard back, wait for it."""
 
     def __init__(self, channel: Channel) -> None:
         super().__init__()
-        self.channel, self.since, self.yields, self.held = channel, time.perf_counter(), 0, True
+        self.channel, self.since, self.yields = channel, time.perf_counter(), 0
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = kwargs or {}
-        if not self.held:
-            if off_host(args, kwargs):
-                self.take()
-        elif time.perf_counter() - self.since > YIELD_S:
-            self.give()
-            self.take()
-            self.yields += 1
-        return func(*args, **kwargs)
-
-    @contextlib.contextmanager
-    def host_section(self) -> Iterator[None]:
-        if self.held and resident_bytes() <= HOST_SECTION_MAX_BYTES:
-            self.give()
-        try:
-            yield
-        finally:
-            if not self.held:
-                self.take()
-
-    def give(self) -> None:
-        quiet()
-        self.channel.reply(m.GpuRelease())
-        self.held = False
-
-    def take(self) -> None:
-        acquire(self.channel)
-        self.since, self.held = time.perf_counter(), True
-
-
-# A host-only section gives the guard back only while this process keeps at most this much GPU memory: its live
-# tensors stay allocated beside the timing that takes the guard (run 26, one 80 GB H100: five correct candidates'
-# timings ran out of memory beside a judge of 37 GB in its section).
-HOST_SECTION_MAX_BYTES = 2 << 30
-
-
-def resident_bytes() -> int:
-    """GPU memory this process keeps, after handing its cached free blocks back to the driver."""
-    if not torch.cuda.is_available():
-        return 0
-    torch.cuda.empty_cache()
-    return torch.cuda.memory_reserved()
-
-
-def off_host(args: tuple, kwargs: dict) -> bool:
-    """Whether an operation's arguments name a device other than the CPU (a tensor there, or a device kwarg)."""
-    for leaf in pytree.tree_leaves((args, kwargs)):
-        if isinstance(leaf, torch.Tensor) and leaf.device.type != "cpu":
-            return True
-        if isinstance(leaf, torch.device) and leaf.type != "cpu":
-            return True
-    return False
+        if time.perf_counter() - self.since > YIELD_S:
+            quiet()
+            self.channel.reply(m.GpuRelease())
+            acquire(self.channel)
+            self.since, self.yields = time.perf_counter(), self.yields + 1
+        return func(*args, **(kwargs or {}))
 
 
 def references(task: Any, stages: dict, device: str) -> m.Expected:
