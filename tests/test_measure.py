@@ -417,3 +417,52 @@ def test_big_perf_cases_are_timed_over_fewer_input_sets():
     assert input_sets(big, 2, 3) == 1
     assert input_sets(GELU, 0, 3) == 3 and input_sets(GELU, 0, 2) == 2  # small: as many as the protocol asks
     assert INPUT_SETS_BYTES // (2 << 30) == 2 and input_sets(get_task("Reduce/min"), 3, 3) == 2  # 2 GiB a set
+
+
+class RecordingLease:
+    def __init__(self):
+        self.calls = []
+
+    def give_back(self):
+        self.calls.append("give_back")
+
+    def take(self):
+        self.calls.append("take")
+
+    def answer(self, message):
+        return None
+
+
+class OutOfMemoryOnce(FakeProcess):
+    """A timing process whose first `failures` timings run out of memory (another process held the GPU's)."""
+
+    def __init__(self, failures):
+        super().__init__(0, [])
+        self.failures = failures
+
+    def call(self, request, timeout=None, interim=None):
+        if isinstance(request, m.TimeCase) and self.failures:
+            self.failures -= 1
+            return m.Failed(m.ErrorInfo("OutOfMemoryError", "CUDA out of memory. Tried to allocate 8.00 GiB"))
+        return super().call(request, timeout, interim)
+
+
+@pytest.mark.parametrize("who", ["baseline", "candidate"])
+def test_a_timing_out_of_memory_beside_other_processes_is_timed_again_with_the_gpu_lent_to_checks(monkeypatch, who):
+    monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.0, 0.0))
+    lane_process, child = (OutOfMemoryOnce(1), FakeProcess(0, [])) if who == "baseline" else \
+        (FakeProcess(0, []), OutOfMemoryOnce(1))
+    lease = RecordingLease()
+    result = perf_stage.perf_stage(child, GELU, lane(lambda req, t: lane_process.call(req)), lease)
+    assert lease.calls == ["give_back", "take"]  # checks ran (and gave their memory back) during the wait
+    assert any(f"the {who} ran out of GPU memory" in w for w in result["warnings"])
+    assert len(result["cases"]) == perf_stage.perf_case_count(GELU)
+
+
+def test_a_baseline_that_keeps_running_out_of_memory_fails_after_the_retries(monkeypatch):
+    monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.0, 0.0))
+    lane_process, lease = OutOfMemoryOnce(10), RecordingLease()
+    with pytest.raises(Rejected) as info:
+        perf_stage.perf_stage(FakeProcess(0, []), GELU, lane(lambda req, t: lane_process.call(req)), lease)
+    assert info.value.reason is Reason.BASELINE_FAILED and "OutOfMemoryError" in info.value.message
+    assert lane_process.failures == 10 - 1 - len(perf_stage.MEMORY_RETRY_WAITS_S)

@@ -35,6 +35,10 @@ from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 STRICT = "eager_fp32"  # name of the strict-fp32 baseline kept next to the same-contract one
+# waits before a timing that ran out of memory is tried again, the GPU lent to checks meanwhile: a trusted
+# judge between the turns of a perf-size judgement holds its tensors (45 GiB of an 80 GB H100 in run 27, where
+# a correct candidate lost its baseline to it)
+MEMORY_RETRY_WAITS_S = (5.0, 20.0)
 
 
 @dataclass(frozen=True)
@@ -86,15 +90,16 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
                          tf32=task.contract.tf32, recheck=not judged_by_lane(task))
     clock = [time.perf_counter()]
-    base = lane.call(request, 600)
+    base = with_memory(lambda: lane.call(request, 600), lease, warnings, f"case {index}: the baseline")
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
     # only the candidate sends its whole output (judged later on the judge's own reference)
-    mine = child.call(m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
-                                    "baseline_ms": base.timing["median_ms"], "lease": lease is not None,
-                                    "full_output": judged_by_lane(task)}),
-                      timeout=600, interim=lease.answer if lease else None)
+    timed = m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
+                          "baseline_ms": base.timing["median_ms"], "lease": lease is not None,
+                          "full_output": judged_by_lane(task)})
+    mine = with_memory(lambda: child.call(timed, timeout=600, interim=lease.answer if lease else None),
+                       lease, warnings, f"case {index}: the candidate")
     clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane, pending)
     clock.append(time.perf_counter())
@@ -114,6 +119,25 @@ def time_case(child: Child, task: Task, index: int, lane: Lane, warnings: list[s
             warnings.append(f"case {index}: live eager baseline differs from the {lane.target} golden "
                             f"by {deviation:+.0%} (throttling, wrong GPU or a noisy neighbour?)")
     return row
+
+
+def with_memory(send: Callable[[], Any], lease: Lease | None, warnings: list[str], who: str) -> Any:
+    """A timing's reply; one that ran out of memory beside the run's other processes is sent again after a wait
+    in which the GPU is lent to checks (they finish and give their memory back; no other timing starts)."""
+    reply = send()
+    for wait in MEMORY_RETRY_WAITS_S:
+        if not out_of_memory(reply) or lease is None:
+            break
+        lease.give_back()
+        time.sleep(wait)
+        lease.take()
+        warnings.append(f"{who} ran out of GPU memory beside other processes; timed again after {wait:.0f} s")
+        reply = send()
+    return reply
+
+
+def out_of_memory(reply: Any) -> bool:
+    return isinstance(reply, m.Failed) and reply.error.type == "OutOfMemoryError"
 
 
 def asdict_shallow(msg: Any) -> dict:
