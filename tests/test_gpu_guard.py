@@ -656,3 +656,43 @@ def test_a_perf_judgement_s_battery_runs_after_its_guarded_turn_once_its_gpu_ten
         with pytest.raises(TypeError):
             bool(step)  # a check that tested it would skip its own later steps
         assert host_work.settle(step)  # a reason: nothing dropped at p = 0.5
+
+
+def test_expected_outputs_are_prefetched_in_submission_order_once_each_and_stop_when_told():
+    from kernelbenchx.evaluator.parent.references import prefetch
+
+    asked, stop, release = [], threading.Event(), threading.Event()
+
+    def get(task_id):
+        asked.append(task_id)
+        if task_id == "b":
+            raise RuntimeError("a broken reference is the candidate's to hear about, not the prefetch's end")
+        if task_id == "d":
+            release.wait(5)
+            stop.set()  # the run drained or closed while "d" was computed
+
+    prefetch(get, ["a", "b", "a", "c", "d", "e", "f"], 1, stop)
+    deadline = time.monotonic() + 5
+    while "d" not in asked and time.monotonic() < deadline:
+        time.sleep(0.01)
+    release.set()
+    time.sleep(0.2)
+    assert asked == ["a", "b", "c", "d"]  # in order, duplicates once, past a failure, nothing after the stop
+
+
+def test_prefetch_threads_share_the_tasks():
+    from kernelbenchx.evaluator.parent.references import prefetch
+
+    asked, threads, done = [], set(), threading.Event()
+    ids = [f"t{k}" for k in range(12)]
+
+    def get(task_id):
+        time.sleep(0.02)
+        asked.append(task_id)
+        threads.add(threading.get_ident())
+        if len(asked) == len(ids):
+            done.set()
+
+    prefetch(get, ids, 3, threading.Event())
+    assert done.wait(5)
+    assert sorted(asked) == sorted(ids) and len(threads) == 3

@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 from kernelbenchx.evaluator.parent.candidate import evaluate_candidate
 from kernelbenchx.evaluator.parent.references import ExpectedOutputs
 from kernelbenchx.evaluator.parent.context import Run, RunConfig
-from kernelbenchx.evaluator.parent.submission import parse_line
+from kernelbenchx.evaluator.parent.submission import Candidate, parse_line
 from kernelbenchx.evaluator.result import Result
 
 Item = tuple[str, str] | dict  # (task_id, code) or a submission line as a dict
@@ -56,6 +56,7 @@ class Evaluator:
         self.batches += 1
         parsed = [parse_line(json.dumps(as_line(item, i)).encode(), f"batch:{i + 1}") for i, item in enumerate(items)]
         workers = self.config.resolved_workers()
+        self.run.prefetch([item.task_id for item in parsed if isinstance(item, Candidate)])
         with ThreadPoolExecutor(workers) as pool:
             pending = set()
             queue = list(reversed(parsed))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ContextManager
@@ -20,7 +21,7 @@ from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process
 from kernelbenchx.evaluator.parent.pool import ProcessPool
-from kernelbenchx.evaluator.parent.references import JUDGES_PER_GPU, ExpectedOutputs, TrustedServer, idlest
+from kernelbenchx.evaluator.parent.references import JUDGES_PER_GPU, ExpectedOutputs, TrustedServer, idlest, prefetch
 from kernelbenchx.evaluator.parent.submission import Candidate
 from kernelbenchx.evaluator.parent.summary import TASK_SETS
 from kernelbenchx.evaluator.result import Result
@@ -183,6 +184,7 @@ class Run:
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
                       for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device, self.shared)
+        self.prefetching = threading.Event()  # set: the prefetch of expected outputs stops (prefetch())
         self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
         for lane in self.lanes:
             lane.prepare()
@@ -200,6 +202,28 @@ class Run:
     def expected(self, task_id: str) -> Any:
         slot = derive_seed(task_id) % len(self.outputs.servers)
         return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot)
+
+    def prefetch(self, task_ids: list[str]) -> None:
+        """Expected outputs of `task_ids` computed ahead of their candidates (on a GPU host: on the CPU path the
+        reference servers share the two cores with the candidates), until the run closes or its seed changes."""
+        if self.on_cpu:
+            return
+        outputs, stop = self.outputs, self.prefetching
+        stop.set()  # the previous batch's, if any
+        stop = self.prefetching = threading.Event()
+
+        def get(task_id: str) -> Any:
+            if self.outputs is not outputs:  # reseeded (Evaluator.reseed): this prefetch is stale
+                stop.set()
+                return None
+            watch.begin(task_id)
+            watch.at("reference (prefetch)")  # so the guard timeline names it
+            try:
+                return self.expected(task_id)
+            finally:
+                watch.end()
+
+        prefetch(get, task_ids, len(outputs.servers), stop)
 
     def candidate_process(self, gpu: int | None) -> ContextManager[process.Child]:
         """A started candidate process for `gpu` (from the pool), closed after its one candidate."""
@@ -241,7 +265,11 @@ class Run:
         return {**environment.fingerprint(self.device), "seed": self.seed, "seed_fixed": self.seed_fixed,
                 "run_id": self.run_id, "isolation": isolation_}
 
+    def stop_prefetch(self) -> None:
+        self.prefetching.set()
+
     def close(self) -> None:
+        self.stop_prefetch()
         self.pool.close()
         pin_to(self.affinity)
         if self.guard_log:

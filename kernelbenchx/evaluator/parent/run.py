@@ -134,11 +134,13 @@ def run_all(items: list, run: Run, writer: Any, config: RunConfig, stop: threadi
     drain = drain or threading.Event()
     if config.progress:
         config.progress(already, total, None)
+    run.prefetch([item.task_id for item in items if isinstance(item, Candidate)])
     with ThreadPoolExecutor(config.resolved_workers()) as pool:
         pending: set[Future] = set()
         queue = list(reversed(items))
         while (queue or pending) and not stop.is_set():
             if drain.is_set():
+                run.stop_prefetch()
                 queue.clear()
                 pending = {future for future in pending if not future.cancel()}  # those not started yet go
             while queue and len(pending) < config.resolved_workers() * 2:
