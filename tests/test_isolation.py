@@ -175,3 +175,73 @@ def test_on_the_gpu_path_only_the_allowed_programs_run(tmp_path):
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["allowed"] == 0 and (seen["python"] == "refused" or sys.executable.startswith(allowed))
+
+
+POOL_PROBE = """
+import gc, json, socket, _thread
+
+def probe():
+    seen = {}
+    for name, attempt in (("read_outside", lambda: open(SECRET).read()),
+                          ("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM)),
+                          ("thread", lambda: _thread.start_new_thread(lambda: None, ()))):
+        try:
+            attempt()
+            seen[name] = "allowed"
+        except Exception as exc:
+            seen[name] = type(exc).__name__
+    return seen
+
+pools = [o for o in gc.get_objects() if type(o).__name__ == "ConfinedThreads"]
+raise RuntimeError("PROBE " + json.dumps({"pools": len(pools), **(pools[0].submit(probe).result() if pools else {})}))
+"""
+
+
+def harness_process(env_extra=None):
+    from kernelbenchx.evaluator.parent.candidate import HARNESS
+    from kernelbenchx.evaluator.parent.references import device_env
+    from kernelbenchx.evaluator.process import Child, Limits
+
+    return Child(HARNESS, Limits(wall_s=120), PLAN, env={**device_env("cpu", None), **(env_extra or {})})
+
+
+def test_compile_threads_run_candidate_code_as_confined_as_the_main_thread(tmp_path):
+    """The warm-up's compile threads start before the process confines itself (new threads are refused
+    after); candidate code that finds them and runs its own work there meets the same sandbox."""
+    needs("landlock")
+    needs("seccomp")
+    from kernelbenchx.evaluator import messages as m
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the run's seed")
+    code = f"SECRET = {str(secret)!r}\n" + POOL_PROBE
+    with harness_process() as child:
+        reply = child.call(m.Load(code, "f", "Activation/gelu", "cpu", 2))
+    assert isinstance(reply, m.LoadFailed) and "PROBE" in reply.message, reply
+    seen = json.loads(reply.message.split("PROBE ", 1)[1])
+    assert seen["pools"] == 1
+    assert seen["read_outside"] == "PermissionError" and seen["socket"] == "PermissionError"
+    assert seen["thread"] == "RuntimeError"
+
+
+def test_compile_threads_kept_alive_by_candidate_code_are_threads_left_behind():
+    from kernelbenchx.dataset.registry import get_task
+    from kernelbenchx.evaluator import messages as m
+    from kernelbenchx.evaluator.parent import warm_up
+    from kernelbenchx.evaluator.reasons import Reason, Rejected
+    from tests.test_warm_up import SOLUTIONS, stage_rows
+
+    task = get_task("Activation/gelu")
+    honest = (SOLUTIONS / f"{task.id}.py").read_text()
+    sabotage = honest + "\nimport gc\nfor o in gc.get_objects():\n    if type(o).__name__ == 'ConfinedThreads':\n" \
+                        "        type(o).shutdown = lambda self, *a, **k: None\n"
+    for code, kept in ((honest, False), (sabotage, True)):
+        with harness_process() as child:
+            assert isinstance(child.call(m.Load(code, task.entry, task.id, "cpu", 2)), m.Loaded)
+            if kept:
+                with pytest.raises(Rejected) as info:
+                    warm_up.correctness(child, stage_rows(task.id))
+                assert info.value.reason is Reason.THREADS and "2 extra" in info.value.message
+            else:
+                warm_up.correctness(child, stage_rows(task.id))
+                assert isinstance(child.call(m.Verify()), m.Symbols)

@@ -80,6 +80,7 @@ class Load:
     entry: str
     task_id: str
     device: str
+    compile_threads: int = 0  # threads for the correctness warm-up's compiles (child/compile_threads.py)
 
 
 @message

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,6 +26,7 @@ from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe, warm
+from kernelbenchx.evaluator.child.compile_threads import ConfinedThreads
 from kernelbenchx.evaluator.child.gpu_lease import CompileLease
 from kernelbenchx.evaluator.measure import perf_case, protocol
 from kernelbenchx.evaluator.process import Channel
@@ -45,6 +47,8 @@ class Harness:
         self.last_snapshot: Any = None
         self.last_allocations: list[torch.Tensor] = []
         self.held_outputs: dict[int, Any] = {}  # perf case → whole output held back for FetchOutput
+        self.compile_threads: ConfinedThreads | None = None  # for the correctness warm-up (compile_threads.py)
+        self.threads_alone = 0  # the process's threads before the compile threads started
 
     # -- requests ------------------------------------------------------------------------------------
     def open_device(self, req: m.OpenDevice) -> m.DeviceOpened:
@@ -81,7 +85,7 @@ class Harness:
         self.snapshot = observe.symbol_snapshot(self.trusted())
         path = Path.cwd() / "candidate.py"
         path.write_text(req.code)
-        isolation = confine.apply(Path.cwd(), self.device, exec_dirs())
+        isolation = self.confine(req.compile_threads)
         phases["confine_s"] = round(time.perf_counter() - started, 4)
         observe.install_audit_hook(str(path), str(Path.cwd()))
         observe.block_imports(str(path))
@@ -99,6 +103,41 @@ class Harness:
             return m.LoadFailed("entry", f"{req.entry!r} is not a callable after import")
         self.entry = entry
         return m.Loaded(time.perf_counter() - started, tuple(isolation), phases)
+
+    def confine(self, compile_threads: int) -> list[str]:
+        """Confine the process, and the compile threads (started first: new threads are refused after) each
+        confine themselves the same way; they are dropped if any cannot."""
+        apply = partial(confine.apply, Path.cwd(), self.device, exec_dirs())
+        threads = None
+        if compile_threads:
+            self.threads_alone = observe.thread_count()
+            threads = ConfinedThreads(compile_threads)
+        try:
+            isolation = apply()
+        except BaseException:
+            if threads is not None:
+                threads.abandon()
+            raise
+        if threads is not None and threads.confine(apply, isolation):
+            self.compile_threads = threads
+        return isolation
+
+    def end_compile_threads(self) -> None:
+        """Join the compile threads if the correctness warm-up did not; a thread that outlives them can only
+        be candidate code's doing, and nothing judged may run beside it."""
+        threads, self.compile_threads = self.compile_threads, None
+        if threads is None:
+            return
+        self.join(threads)
+        if observe.thread_count() > self.threads_alone:
+            sys.stderr.write("kbx: a compile thread outlived its pool\n")
+            os._exit(71)
+
+    def join(self, threads: ConfinedThreads) -> None:
+        threads.shutdown()
+        deadline = time.monotonic() + 2.0  # a joined thread leaves /proc/self/task a moment after join() returns
+        while observe.thread_count() > self.threads_alone and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def verify(self, req: m.Verify) -> m.Symbols:
         return m.Symbols(tuple(observe.changed_symbols(self.snapshot, self.trusted())))
@@ -126,20 +165,31 @@ class Harness:
         return self.warmed(lambda: warm.perf_cases(self.perf_task, self.entry, self.device))
 
     def warm_cases(self, req: m.WarmCases) -> m.Warmed:
-        """Compile what the correctness cases will launch (child/warm.py)."""
-        return self.warmed(lambda: warm.correctness_calls(req.calls, self.entry, self.device))
+        """Compile what the correctness cases will launch (child/warm.py), side by side on the compile threads,
+        which end with it: the observation counts threads against the process before they started."""
+        threads, self.compile_threads = self.compile_threads, None
+        if threads is None:
+            return self.warmed(lambda: warm.correctness_calls(req.calls, self.entry, self.device))
 
-    def warmed(self, run: Callable[[], warm.WarmReport]) -> m.Warmed:
+        def run() -> warm.WarmReport:
+            try:
+                return warm.correctness_calls(req.calls, self.entry, self.device, threads)
+            finally:
+                self.join(threads)
+
+        return self.warmed(run, threads_before=self.threads_alone)
+
+    def warmed(self, run: Callable[[], warm.WarmReport], threads_before: int | None = None) -> m.Warmed:
         """Run a warm-up (it launches nothing, so it compiles without the compile lease); the reply carries
         the tampering facts of its calls: threads, refusals, and whether the compile-only hooks stayed."""
         compiles = self.lease.compiles
         observe.GUARDS.reset()
-        before = observe.thread_count()
+        before = observe.thread_count() if threads_before is None else threads_before
         report = run()
         obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
-        return m.Warmed(report.cases, report.warmed, self.lease.compiles - compiles, report.seconds,
-                        tuple(report.skipped), obs)
+        compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
+        return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs)
 
     def run_case(self, req: m.RunCase) -> m.CaseReport:
         with self.leased(req.lease):
@@ -360,6 +410,8 @@ def main() -> None:
                 m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf, m.WarmCases: harness.warm_cases,
                 m.FetchOutput: harness.fetch_output}
     for request in channel.requests():
+        if not isinstance(request, (m.Load, m.Verify, m.WarmCases)):
+            harness.end_compile_threads()  # never alive beside a judged call (Verify runs no candidate code)
         handler = handlers.get(type(request))
         if handler is None:
             channel.reply(m.Failed(m.ErrorInfo("ProtocolError", f"unexpected request {type(request).__name__}")))

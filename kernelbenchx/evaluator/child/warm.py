@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -33,6 +34,7 @@ from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.child.gpu_lease import build_launcher
 from kernelbenchx.evaluator.measure import perf_case
 
 
@@ -98,6 +100,24 @@ def compile_only() -> Iterator[Hooks]:
         jit.JITFunction.run, autotuner.Autotuner.run = launch, tuned
 
 
+@contextmanager
+def side_by_side(pool: Executor | None) -> Iterator[list[Any]]:
+    """With `pool`, Triton's async compile mode: each compile goes to the pool and the launch returns at once,
+    so a warm-up's compiles (LLVM and ptxas release the GIL) run side by side; all are finished when the block
+    ends. Yields the list that then holds each compile's FutureKernel. Without a pool (or when candidate code
+    already entered a mode), compiles run one by one inside the launches, as before."""
+    from triton.runtime._async_compile import AsyncCompileMode, active_mode
+
+    if pool is None or active_mode.get() is not None:
+        yield []
+        return
+    mode = AsyncCompileMode(pool, ignore_errors=True)  # a failing compile fails again at its real launch
+    futures: list[Any] = []
+    with mode:
+        yield futures
+        futures.extend(mode.future_kernels.values())  # read before the exit waits for them
+
+
 @dataclass
 class WarmReport:
     cases: int
@@ -105,30 +125,34 @@ class WarmReport:
     skipped: list[str]
     hooks_intact: bool
     seconds: float
+    compiled: int | None = None  # distinct kernels compiled side by side (None: counted by the compile lease)
 
 
-def perf_cases(task: Task, entry: Callable[..., Any], device: str) -> WarmReport:
+def perf_cases(task: Task, entry: Callable[..., Any], device: str, pool: Executor | None = None) -> WarmReport:
     """Call `entry` once per perf case of `task` on fake inputs, compiling what it launches."""
     def build(index: int) -> tuple[tuple, dict]:
         call = perf_case.build_case(task, index, 0, device)[1]
         return call.args, call.kwargs
 
-    return warm_each([partial(build, index) for index in range(perf_case.perf_case_count(task))], entry)
+    return warm_each([partial(build, index) for index in range(perf_case.perf_case_count(task))], entry, pool)
 
 
-def correctness_calls(calls: tuple[dict, ...], entry: Callable[..., Any], device: str) -> WarmReport:
+def correctness_calls(calls: tuple[dict, ...], entry: Callable[..., Any], device: str,
+                      pool: Executor | None = None) -> WarmReport:
     """Call `entry` once per correctness call payload (its tensors as TensorLayouts) on fake inputs."""
     def build(call: dict) -> tuple[tuple, dict]:
         return tuple(fake_inputs(call["args"], device)), dict(fake_inputs(call["kwargs"], device))
 
-    return warm_each([partial(build, call) for call in calls], entry)
+    return warm_each([partial(build, call) for call in calls], entry, pool)
 
 
-def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[..., Any]) -> WarmReport:
-    """Build each case's inputs under FakeTensorMode and call `entry` on them, launches compiling only."""
+def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[..., Any],
+              pool: Executor | None = None) -> WarmReport:
+    """Build each case's inputs under FakeTensorMode and call `entry` on them, launches compiling only (on
+    `pool`'s threads when given)."""
     started = time.perf_counter()
     warmed, skipped, intact = 0, [], True
-    with compile_only() as hooks:
+    with compile_only() as hooks, side_by_side(pool) as futures:
         for index, build in enumerate(builders):
             try:
                 with FakeTensorMode(allow_non_fake_inputs=True):
@@ -139,7 +163,12 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
                 skipped.append(f"case {index}: {type(exc).__name__}: {str(exc)[:200]}")
             intact = intact and hooks.intact()
     skipped += [f"autotune config {error}" for error in hooks.errors]
-    return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started)
+    skipped += [f"compile: {type(f.future.exception()).__name__}: {str(f.future.exception())[:200]}"
+                for f in futures if f.kernel is None and f.future.exception() is not None]
+    if futures and pool is not None:  # the launchers (gcc), side by side too, as the lease would build them
+        list(pool.map(build_launcher, [f.kernel for f in futures if f.kernel is not None]))
+    return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started,
+                      len(futures) if futures else None)
 
 
 def fake_inputs(value: Any, device: str) -> Any:

@@ -142,7 +142,8 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
     with Lease(shared) as gpu:
         child.extend_clock(gpu.waited)
         clock = time.perf_counter()
-        reply = child.call(m.Load(candidate.code, task.entry, task.id, run.device))
+        threads = run.config.compile_threads if run.device.startswith("cuda") and run.config.warm_up else 0
+        reply = child.call(m.Load(candidate.code, task.entry, task.id, run.device, threads))
         log.compile["process_start_s"] = round(time.perf_counter() - clock, 3)
     log.compile["guard_wait_s"] = round(gpu.waited, 3)
     if isinstance(reply, m.LoadFailed):

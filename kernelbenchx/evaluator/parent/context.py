@@ -14,6 +14,7 @@ import torch
 
 from kernelbenchx.errors import DeviceError, IsolationError, UsageError
 from kernelbenchx.evaluator import isolation, process
+from kernelbenchx.evaluator.child.compile_threads import COMPILE_THREADS
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
 from kernelbenchx.evaluator.measure.environment import interpreter_problem
@@ -49,6 +50,7 @@ class RunConfig:
     baselines: tuple[str, ...] = ("eager",)
     perf: bool = True
     warm_up: bool = True  # compile the correctness and perf cases' kernels on fake inputs first (parent/warm_up.py)
+    compile_threads: int = COMPILE_THREADS  # the correctness warm-up's compiles side by side (child/compile_threads.py)
     task_set: str = "paper"  # paper | all | faithful | submitted
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
