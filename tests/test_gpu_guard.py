@@ -264,10 +264,11 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
             if isinstance(request, m.OpenDevice):
                 return m.DeviceOpened({"cuda_s": 0.5})
             if isinstance(request, m.Load):
+                threads.append(request.compile_threads)
                 return m.Loaded(0.01, (), {"confine_s": 0.02})
             return m.Symbols(())
 
-    holding = threading.Event()
+    holding, threads = threading.Event(), []
 
     def timing():
         with guard.exclusive():
@@ -279,12 +280,14 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     holding.wait(5)
     log = StageLog()
     load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"),
-         SimpleNamespace(entry="gelu", id="Activation/gelu"), SimpleNamespace(device="cuda"), log, guard.shared)
+         SimpleNamespace(entry="gelu", id="Activation/gelu"),
+         SimpleNamespace(device="cuda", config=SimpleNamespace(warm_up=True, compile_threads=4)), log, guard.shared)
     thread.join(5)
     # the device opens beside the timing (no kernel, no candidate code); the import waits for it
     assert seen == [("OpenDevice", 0, True), ("Load", 1, False), ("Verify", 0, False)] and guard.sharers == 0
     assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing
     assert log.compile["import"] == {"ok": True, "import_s": 0.01, "cuda_s": 0.5, "confine_s": 0.02}
+    assert threads == [4]  # the correctness warm-up's compile threads, asked for on the GPU
 
 
 def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timing():
@@ -297,7 +300,7 @@ def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timin
     server.gpu = 0  # as a GPU's reference server: the parent answers its guard requests
     outputs = ExpectedOutputs([server], "cpu", lambda gpu: guard.shared)
     try:
-        outputs.get("Activation/relu", 5, 0)  # started and warm: the timing below is not its start-up
+        outputs.get("Activation/relu", 5)  # started and warm: the timing below is not its start-up
         ended = []
 
         def timing():
@@ -309,7 +312,7 @@ def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timin
         thread = threading.Thread(target=timing, daemon=True)
         thread.start()
         timed.wait(5)
-        expected = outputs.get("Activation/gelu", 5, 0)
+        expected = outputs.get("Activation/gelu", 5)
         answered = time.perf_counter()
         thread.join(5)
     finally:
@@ -331,7 +334,7 @@ def test_a_cpu_reference_server_asks_for_no_guard():
             seen.append(request)
             return m.Expected({"stage1": (), "stage2": ()})
 
-    ExpectedOutputs([Server()], "cpu", lambda gpu: pytest.fail("no guard on the CPU")).get("Activation/relu", 1, 0)
+    ExpectedOutputs([Server()], "cpu", lambda gpu: pytest.fail("no guard on the CPU")).get("Activation/relu", 1)
     assert seen and not seen[0].guarded
 
 
@@ -696,3 +699,29 @@ def test_prefetch_threads_share_the_tasks():
     prefetch(get, ids, 3, threading.Event())
     assert done.wait(5)
     assert sorted(asked) == sorted(ids) and len(threads) == 3
+
+
+def test_a_server_pool_lends_whichever_server_comes_free_first():
+    from kernelbenchx.evaluator.parent.references import ServerPool
+
+    pool = ServerPool(["long", "short-1", "short-2"])
+    holds = {"long": 2.0, "short-1": 0.1, "short-2": 0.1}
+    got, release = [], threading.Event()
+
+    def borrow():
+        with pool.lent() as server:
+            got.append(server)
+            release.wait(holds[server])
+
+    first = [threading.Thread(target=borrow) for _ in range(3)]
+    for t in first:
+        t.start()
+    time.sleep(0.05)
+    started = time.monotonic()
+    with pool.lent() as fourth:  # all three lent: the next to come back, not the first in the list
+        waited = time.monotonic() - started
+    release.set()
+    for t in first:
+        t.join()
+    assert fourth.startswith("short") and waited < 1.0
+    assert sorted(got) == ["long", "short-1", "short-2"]

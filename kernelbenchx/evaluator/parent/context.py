@@ -22,7 +22,8 @@ from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process
 from kernelbenchx.evaluator.parent.pool import ProcessPool
-from kernelbenchx.evaluator.parent.references import JUDGES_PER_GPU, ExpectedOutputs, TrustedServer, idlest, prefetch
+from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOutputs, ServerPool, TrustedServer,
+                                                      prefetch)
 from kernelbenchx.evaluator.parent.submission import Candidate
 from kernelbenchx.evaluator.parent.summary import TASK_SETS
 from kernelbenchx.evaluator.result import Result
@@ -191,6 +192,7 @@ class Run:
         for lane in self.lanes:
             lane.prepare()
         self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
+        self.judge_pools = [ServerPool(servers) for servers in self.judges]
         for server in (references if gpus else []) + [j for js in self.judges for j in js]:
             server.prepare(timing=False)  # their CUDA contexts, off the shared guard
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
@@ -202,8 +204,7 @@ class Run:
 
     # -- what candidates use ------------------------------------------------------------------------------
     def expected(self, task_id: str) -> Any:
-        slot = derive_seed(task_id) % len(self.outputs.servers)
-        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"), slot)
+        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"))
 
     def prefetch(self, task_ids: list[str]) -> None:
         """Expected outputs of `task_ids` computed ahead of their candidates (on a GPU host: on the CPU path the
@@ -253,8 +254,8 @@ class Run:
                                self.cpus.timing[gpu] if self.cpus.timing else ())
 
     def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
-        return judge_gpu_first(lambda req, interim: idlest(self.judges[gpu]).call(req, timeout, interim), request,
-                               self.shared(gpu))
+        with self.judge_pools[gpu].lent() as server:
+            return judge_gpu_first(lambda req, interim: server.call(req, timeout, interim), request, self.shared(gpu))
 
     def gpu_identity(self, gpu: int | None) -> dict | None:
         return None if gpu is None else environment.gpu_identity(gpu)

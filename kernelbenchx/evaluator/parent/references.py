@@ -14,8 +14,10 @@ reference that keeps failing ends the candidates of that task, never the run.
 from __future__ import annotations
 
 import os
+import queue
 import threading
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any, Callable, ContextManager
 
 from kernelbenchx.evaluator import messages as m
@@ -83,9 +85,24 @@ class TrustedServer:
                 self.child = None
 
 
-def idlest(servers: list[TrustedServer]) -> TrustedServer:
-    """The first server not busy with a request, else the first."""
-    return next((s for s in servers if not s.lock.locked()), servers[0])
+class ServerPool:
+    """Trusted servers lent to one caller at a time: a caller waits for whichever comes free first. (Picking the
+    first idle server, else the first, queued every caller behind one long judgement while the other judges
+    stood idle: run 29, where judgements waited up to 130 s.)"""
+
+    def __init__(self, servers: list[TrustedServer]) -> None:
+        self.servers = servers
+        self.free: queue.SimpleQueue = queue.SimpleQueue()
+        for server in servers:
+            self.free.put(server)
+
+    @contextmanager
+    def lent(self) -> Iterator[TrustedServer]:
+        server = self.free.get()
+        try:
+            yield server
+        finally:
+            self.free.put(server)
 
 
 def prefetch(get: Callable[[str], Any], task_ids: list[str], threads: int, stop: threading.Event) -> None:
@@ -112,30 +129,31 @@ def prefetch(get: Callable[[str], Any], task_ids: list[str], threads: int, stop:
 
 
 class ExpectedOutputs:
-    """Expected outputs per task, computed once per run by the reference pool (tasks spread over it by id)."""
+    """Expected outputs per task, computed once per run by whichever reference server comes free first."""
 
     def __init__(self, servers: list[TrustedServer], device: str,
                  shared: Callable[[int | None], Callable[[], ContextManager]] | None = None) -> None:
         self.servers, self.device, self.shared = servers, device, shared
+        self.pool = ServerPool(servers)
         self.cache: dict[str, m.Expected | Rejected] = {}
         self.lock = threading.Lock()
         self.task_locks: dict[str, threading.Lock] = {}
 
-    def get(self, task_id: str, seed: int, slot: int) -> m.Expected:
+    def get(self, task_id: str, seed: int) -> m.Expected:
         with self.lock:
             lock = self.task_locks.setdefault(task_id, threading.Lock())
         with lock:
             if task_id not in self.cache:
-                self.cache[task_id] = self.compute(task_id, seed, slot)
+                with self.pool.lent() as server:
+                    self.cache[task_id] = self.compute(server, task_id, seed)
             value = self.cache[task_id]
         if isinstance(value, Rejected):
             raise value
         return value
 
-    def compute(self, task_id: str, seed: int, slot: int) -> m.Expected | Rejected:
+    def compute(self, server: TrustedServer, task_id: str, seed: int) -> m.Expected | Rejected:
         """The server takes the GPU's shared guard (`shared(gpu)`) only once it has built the inputs: most of
         the seconds this takes are CPU work, and holding the guard for them made every timing wait."""
-        server = self.servers[slot % len(self.servers)]
         guarded = self.shared is not None and server.gpu is not None
         lease = Lease(self.shared(server.gpu) if guarded else nullcontext)
         try:
