@@ -155,9 +155,11 @@ class Measurement:
         timed = time_slow(self.fn, calls[0], self.phases["first_call_s"], first_out, slow_s) \
             if self.observer is not None and self.phases["first_call_s"] > slow_s else None
         slow, first_out = timed is not None, None  # the first output is not kept alive through the timing
+        free = free_memory_gib(self.device)
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
                                                    wrap=self.quietly if self.observer is not None else None,
                                                    warmed_ms=self.phases["first_call_s"] * 1e3)
+        stats = stats if free is None else {**stats, "free_gib": free}
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs
         self.lap("timing_s")
@@ -183,6 +185,16 @@ class Measurement:
         out = self.task.reference(*call.clone().args, **call.kwargs)
         cost = self.task.cost(call, out)
         return {"flops": cost.flops, "bytes": cost.bytes, "unit": cost.unit}
+
+
+def free_memory_gib(device: str) -> float | None:
+    """GPU memory free now, every process counted (a driver query, no kernel). cuDNN and cuBLAS pick algorithms
+    by the workspace they can get, so an eager baseline can depend on what other processes hold: a conv2d +
+    max-pool baseline read 75.6 ms in run 27 and 328 ms in run 29 on the same H100 and inputs."""
+    if not device.startswith("cuda"):
+        return None
+    free, _ = torch.cuda.mem_get_info(torch.device(device))
+    return round(free / 2 ** 30, 2)
 
 
 def to_cpu(value: Any) -> Any:
