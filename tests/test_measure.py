@@ -476,3 +476,19 @@ def test_a_timing_records_the_gpu_memory_free_when_it_ran(monkeypatch):
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (int(12.5 * 2 ** 30), 80 * 2 ** 30))
     assert perf_case.free_memory_gib("cuda") == 12.5 and perf_case.free_memory_gib("cuda:0") == 12.5
     assert perf_case.free_memory_gib("cpu") is None
+
+
+def test_the_perf_plan_is_computed_once_per_task_and_before_the_lane(monkeypatch):
+    """Counting perf cases and sizing their input sets runs on fake tensors in the parent: CPU work that held
+    the lane 0.3-3 s per candidate (10 s for a run's first) when it ran inside the lease."""
+    from kernelbenchx.evaluator.measure import perf_case
+
+    perf_stage._PLANS.clear()
+    counted = []
+    real = perf_stage.perf_case_count
+    monkeypatch.setattr(perf_stage, "perf_case_count", lambda task: counted.append(task.id) or real(task))
+    plan = perf_stage.case_plan(GELU, 3)
+    assert plan == tuple(perf_case.input_sets(GELU, i, 3) for i in range(real(GELU))) and len(plan) >= 2
+    lane_process = FakeProcess(0, [])
+    perf_stage.perf_stage(FakeProcess(0, []), GELU, lane(lambda req, t: lane_process.call(req)))
+    assert counted == ["Activation/gelu"]  # the stage used the plan made before it

@@ -240,6 +240,7 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     if run.config.warm_up:
         watch.at("perf warm-up")
         warmed = warm_up.perf(child, lane.timeout_s)
+    perf_stage.case_plan(task, lane.protocol.input_sets)  # CPU work: before the lane, not inside it
     watch.at("perf guard")
     with TimingLease(run.guards[gpu]) as lane_lease:
         watch.at("perf")
