@@ -492,3 +492,37 @@ def test_the_perf_plan_is_computed_once_per_task_and_before_the_lane(monkeypatch
     lane_process = FakeProcess(0, [])
     perf_stage.perf_stage(FakeProcess(0, []), GELU, lane(lambda req, t: lane_process.call(req)))
     assert counted == ["Activation/gelu"]  # the stage used the plan made before it
+
+
+def test_a_thread_left_behind_is_named_in_the_verdict():
+    """A thread that outlives a call is named (/proc comm): a driver's helper and a candidate's pool read
+    differently in the record (run 28 had "2 extra threads" and nothing to tell which)."""
+    import ctypes
+    import threading as th
+
+    from kernelbenchx.evaluator.child.harness import Harness
+    from kernelbenchx.evaluator.parent import observations
+
+    stop, named = th.Event(), th.Event()
+
+    def linger():
+        ctypes.CDLL(None).prctl(15, b"kbx-leftover", 0, 0, 0)  # PR_SET_NAME
+        named.set()
+        stop.wait(10)
+
+    def call():
+        th.Thread(target=linger, daemon=True).start()
+        named.wait(5)
+        return torch.ones(2)
+
+    try:
+        obs, _, error = Harness().observed_call((), {}, call)
+    finally:
+        stop.set()
+    assert error is None and obs.threads_after == obs.threads_before + 1
+    assert obs.new_threads == ("kbx-leftover",)
+    with pytest.raises(Rejected) as info:
+        observations.judge_tampering(obs, "stage1 case x")
+    assert info.value.reason is Reason.THREADS and "(kbx-leftover)" in info.value.message
+    quiet, _ = Harness().observed_call((), {}, lambda: torch.ones(2))[:2]
+    assert quiet.new_threads == ()

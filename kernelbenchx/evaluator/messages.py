@@ -120,6 +120,7 @@ class Observation:
     thread_attempts: int = 0  # threads the call tried to start (seccomp refuses them; Python's are counted)
     refused: tuple = ()  # operations the in-process guard refused (audit events)
     calls: int = 1  # calls this observation covers (perf stages merge every call of a case)
+    new_threads: tuple = ()  # names (/proc comm) of threads present after the call and not before it
 
 
 @message

@@ -243,7 +243,7 @@ class Harness:
         self.last_allocations = recorder.allocations
         self.launches.count, self.launches.recorder = 0, recorder
         observe.GUARDS.reset()
-        before, intact, out, error = observe.thread_count(), False, None, None
+        before, intact, out, error = observe.thread_ids(), False, None, None
         try:
             with recorder:
                 try:
@@ -258,9 +258,11 @@ class Harness:
             self.launches.recorder = None
         return self.observation(recorder, before, intact), out, error
 
-    def observation(self, recorder: observe.OpRecorder, threads_before: int, intact: bool) -> m.Observation:
-        return m.Observation(self.launches.count, dict(recorder.ops), threads_before, observe.thread_count(), intact,
-                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused))
+    def observation(self, recorder: observe.OpRecorder, before: frozenset[str], intact: bool) -> m.Observation:
+        after = observe.thread_ids()
+        new = observe.thread_names(after - before) if len(after) > len(before) else ()
+        return m.Observation(self.launches.count, dict(recorder.ops), len(before), len(after), intact,
+                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), new_threads=new)
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""
@@ -275,7 +277,7 @@ class Harness:
         recorder = observe.OpRecorder()
         self.launches.count, self.launches.recorder = 0, recorder
         observe.GUARDS.reset()
-        before = observe.thread_count()
+        before = observe.thread_ids()
         try:
             with recorder:
                 try:

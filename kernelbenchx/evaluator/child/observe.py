@@ -134,10 +134,27 @@ def count_thread_starts() -> None:
 
 
 def thread_count() -> int:
+    return len(thread_ids())
+
+
+def thread_ids() -> frozenset[str]:
+    """The process's threads (kernel ids from /proc, else Python's own threads)."""
     try:
-        return len(os.listdir("/proc/self/task"))
+        return frozenset(os.listdir("/proc/self/task"))
     except OSError:
-        return threading.active_count()
+        return frozenset(str(t.ident) for t in threading.enumerate())
+
+
+def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
+    """Names of threads `ids` (what created a thread left behind: a driver's helper, a pool), sorted."""
+    names = []
+    for tid in ids:
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as comm:
+                names.append(comm.read().strip())
+        except OSError:
+            names.append(f"thread {tid}")
+    return tuple(sorted(names))
 
 
 def caller_is_candidate(candidate_file: str) -> bool:

@@ -83,7 +83,8 @@ def merge(observations: list[m.Observation]) -> m.Observation:
             ops[k] = ops.get(k, 0) + v
     return m.Observation(sum(o.launches for o in observations), ops, min(o.threads_before for o in observations),
                          max(o.threads_after for o in observations), all(o.observer_intact for o in observations),
-                         calls=sum(o.calls for o in observations))
+                         calls=sum(o.calls for o in observations),
+                         new_threads=tuple(sorted({n for o in observations for n in o.new_threads})))
 
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,

@@ -58,8 +58,9 @@ def judge_tampering(obs: Observation, where: str) -> None:
     if obs.thread_attempts:
         raise Rejected(Reason.THREADS, f"{where}: the call tried to start {obs.thread_attempts} thread(s)")
     if obs.threads_after > obs.threads_before:
+        named = f" ({', '.join(obs.new_threads[:5])})" if obs.new_threads else ""
         raise Rejected(Reason.THREADS, f"{where}: the call left {obs.threads_after - obs.threads_before} extra "
-                                       "thread(s) running")
+                                       f"thread(s) running{named}")
 
 
 def compute_ops(ops: dict[str, int]) -> list[str]:
