@@ -526,3 +526,25 @@ def test_a_thread_left_behind_is_named_in_the_verdict():
     assert info.value.reason is Reason.THREADS and "(kbx-leftover)" in info.value.message
     quiet, _ = Harness().observed_call((), {}, lambda: torch.ones(2))[:2]
     assert quiet.new_threads == ()
+
+
+def test_a_judgement_out_of_memory_on_the_gpu_is_tried_there_again_before_the_cpu(monkeypatch):
+    """Another process's big judgement holds its memory for seconds; the CPU fallback takes minutes at perf size
+    and refuses outputs over CPU_JUDGE_BYTES, so the GPU is tried again first."""
+    from contextlib import nullcontext
+
+    from kernelbenchx.evaluator.parent.context import judge_gpu_first
+
+    monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.0, 0.0))
+    oom = m.Failed(m.ErrorInfo("OutOfMemoryError", "CUDA out of memory. Tried to allocate 12.00 GiB"))
+    replies, asked = [oom, m.CheckResult(None)], []
+
+    def call(request, interim):
+        asked.append(request.device)
+        return replies.pop(0) if request.device == "cuda" else m.CheckResult("the CPU was not needed")
+
+    check = m.PerfCheck("Random/rand", 0, 1, torch.zeros(8))
+    assert judge_gpu_first(call, check, nullcontext) == m.CheckResult(None) and asked == ["cuda", "cuda"]
+    replies[:], asked[:] = [oom, oom, oom], []
+    verdict = judge_gpu_first(call, check, nullcontext)  # still out of memory after the waits: the CPU, as before
+    assert asked == ["cuda", "cuda", "cuda", "cpu"] and "OutOfMemoryError" in verdict.note
