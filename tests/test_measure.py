@@ -548,3 +548,13 @@ def test_a_judgement_out_of_memory_on_the_gpu_is_tried_there_again_before_the_cp
     replies[:], asked[:] = [oom, oom, oom], []
     verdict = judge_gpu_first(call, check, nullcontext)  # still out of memory after the waits: the CPU, as before
     assert asked == ["cuda", "cuda", "cuda", "cpu"] and "OutOfMemoryError" in verdict.note
+
+
+def test_a_forged_free_memory_figure_is_dropped_from_the_record():
+    good = [[torch.ones(4)]]
+    base = perf_reply(good, [torch.ones(4)], candidate=False)
+    for free, kept in ((12.5, True), (-3.0, False), (float("nan"), False), ("lots", False), (True, False)):
+        mine = perf_reply(good, [torch.ones(4)])
+        mine = replace(mine, timing={**mine.timing, "free_gib": free})
+        row = perf_stage.judge_case(GELU, 0, base, mine, lane(), [])
+        assert ("free_gib" in row["candidate"]) is kept, free

@@ -177,7 +177,7 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     if mine.observation is None:
         raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the candidate process sent no observations")
     recheck(task, index, base, mine, where, pending)
-    timing = mine.timing
+    timing = known_free_memory(mine.timing)
     if timing["event_total_ms"] > timing["host_total_ms"] * 1.05 + 1.0:
         raise Rejected(Reason.TIMER_TAMPERING, f"{where}: device events report {timing['event_total_ms']:.1f} ms "
                                                f"inside {timing['host_total_ms']:.1f} ms of host time")
@@ -191,6 +191,15 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
         row["baseline_roofline"] = roofline.roofline(cost["flops"], cost["bytes"], cost["unit"],
                                                      base.timing["median_ms"], lane.peaks)
     return row
+
+
+def known_free_memory(timing: dict) -> dict:
+    """The candidate process's timing without a `free_gib` that is not a GiB count (it is informational, and
+    the candidate's own process reports it: a forged value must not make the record fail its schema)."""
+    free = timing.get("free_gib")
+    if free is None or (isinstance(free, (int, float)) and not isinstance(free, bool) and 0 <= free < 1 << 20):
+        return timing
+    return {k: v for k, v in timing.items() if k != "free_gib"}
 
 
 def judged_by_lane(task: Task) -> bool:
