@@ -105,7 +105,7 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
                          tf32=task.contract.tf32, recheck=not judged_by_lane(task))
     clock = [time.perf_counter()]
-    base = with_memory(lambda: lane.call(request, 600), lease, warnings, f"case {index}: the baseline")
+    base = with_memory(lambda: lane.call(request, 600), lending(lease), retried(warnings, index, "the baseline"))
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
@@ -114,7 +114,7 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
                           "baseline_ms": base.timing["median_ms"], "lease": lease is not None,
                           "full_output": judged_by_lane(task)})
     mine = with_memory(lambda: child.call(timed, timeout=600, interim=lease.answer if lease else None),
-                       lease, warnings, f"case {index}: the candidate")
+                       lending(lease), retried(warnings, index, "the candidate"))
     clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane, pending)
     clock.append(time.perf_counter())
@@ -136,19 +136,35 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
     return row
 
 
-def with_memory(send: Callable[[], Any], lease: Lease | None, warnings: list[str], who: str) -> Any:
-    """A timing's reply; one that ran out of memory beside the run's other processes is sent again after a wait
-    in which the GPU is lent to checks (they finish and give their memory back; no other timing starts)."""
+def with_memory(send: Callable[[], Any], wait: Callable[[float], None] = time.sleep,
+                noted: Callable[[float], None] = lambda seconds: None) -> Any:
+    """`send()`'s reply; one that ran out of GPU memory beside the run's other processes (whose memory comes
+    back within seconds) is sent again after each of MEMORY_RETRY_WAITS_S, spent in `wait`."""
     reply = send()
-    for wait in MEMORY_RETRY_WAITS_S:
-        if not out_of_memory(reply) or lease is None:
+    for seconds in MEMORY_RETRY_WAITS_S:
+        if not out_of_memory(reply):
             break
-        lease.give_back()
-        time.sleep(wait)
-        lease.take()
-        warnings.append(f"{who} ran out of GPU memory beside other processes; timed again after {wait:.0f} s")
+        wait(seconds)
+        noted(seconds)
         reply = send()
     return reply
+
+
+def lending(lease: Lease | None) -> Callable[[float], None]:
+    """A timing's wait: the GPU lent to checks (they finish and give their memory back; no other timing starts)."""
+    def wait(seconds: float) -> None:
+        if lease is not None:
+            lease.give_back()
+        time.sleep(seconds)
+        if lease is not None:
+            lease.take()
+
+    return wait
+
+
+def retried(warnings: list[str], index: int, who: str) -> Callable[[float], None]:
+    return lambda seconds: warnings.append(f"case {index}: {who} ran out of GPU memory beside other processes; "
+                                           f"timed again after {seconds:.0f} s")
 
 
 def out_of_memory(reply: Any) -> bool:

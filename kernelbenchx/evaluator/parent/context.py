@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ContextManager
@@ -142,7 +141,7 @@ def judge_gpu_first(call: Callable[..., Any], request: m.PerfCheck, shared: Call
     """A perf-size output judged on the GPU, the judge's GPU work under the GPU's shared guard (so never during a
     timing; `call(request, interim)` answers the judge's requests for it), or, when that failed and the output
     is small enough, on the CPU without the guard (the verdict says so in its note). Out of memory on the GPU is
-    tried again there first, after the waits a timing gets (perf_stage.MEMORY_RETRY_WAITS_S)."""
+    tried again there first, as a timing is (perf_stage.with_memory)."""
     def on_gpu() -> Any:
         lease = gpu_guard.Lease(shared)
         try:
@@ -150,12 +149,7 @@ def judge_gpu_first(call: Callable[..., Any], request: m.PerfCheck, shared: Call
         finally:
             lease.give_back()
 
-    verdict = on_gpu()
-    for wait in perf_stage.MEMORY_RETRY_WAITS_S:  # memory other processes held for a while (a big judgement)
-        if not perf_stage.out_of_memory(verdict):
-            break
-        time.sleep(wait)
-        verdict = on_gpu()
+    verdict = perf_stage.with_memory(on_gpu)
     if not isinstance(verdict, m.Failed):
         return verdict
     failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
