@@ -363,9 +363,11 @@ def test_the_candidate_process_sends_a_held_output_once():
     assert isinstance(m.decode(m.encode(reply)[m.HEADER.size:]), m.HeldOutput)
 
 
-def test_a_first_call_longer_than_the_budget_is_the_warm_up(host_clock_gpu):
-    """A call already made (the untimed first call) that took longer than the budget stands for the warm-up:
-    for a 4-second case the warm-up call was one more 4-second call on the lane. Each input set is still timed."""
+def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
+    """Slow work (every call over the budget) is warmed up by one call, then timed one call per input set. Work
+    whose first call alone was slow (NVRTC compiling a jiterator kernel on a server's first use of an op) is
+    warmed up and timed like any quick work: run 30 timed 10-microsecond Math/* baselines one eager call at a time
+    because their first call had compiled."""
     called = []
 
     def slow(x):
@@ -373,13 +375,58 @@ def test_a_first_call_longer_than_the_budget_is_the_warm_up(host_clock_gpu):
         time.sleep(0.02)
         return x + 1
 
-    protocol = timing.Protocol(warmup=3, budget_s=0.01, use_graphs=False)
+    protocol = timing.Protocol(warmup=3, budget_s=0.01, use_graphs=False, min_reps=3, max_reps=3)
     sets = [((torch.tensor(k),), {}) for k in range(3)]
-    timing.time_case(slow, sets, protocol, warmed_ms=20.0)
-    assert called == [0, 1, 2]  # no warm-up call: one timed call per input set
+    stats, _ = timing.time_case(slow, sets, protocol)
+    assert called == [0, 0, 1, 2] and stats["method"] == "eager"  # one warm-up call, one timed call per set
+
+    def compiles_once(x, seen=[]):
+        called.append(int(x))
+        if not seen:
+            seen.append(1)
+            time.sleep(0.05)  # the one-off
+        return x + 1
+
     called.clear()
-    timing.time_case(slow, sets, protocol, warmed_ms=5.0)  # a quick first call says nothing: warm up as usual
-    assert called[:1] == [0] and len(called) == 4
+    compiles_once(*sets[0][0])  # the caller's untimed first call (perf_case.Measurement)
+    stats, _ = timing.time_case(compiles_once, sets, timing.Protocol(warmup=3, budget_s=0.04, use_graphs=False,
+                                                                     min_reps=3, max_reps=3, batch_ms=0.001))
+    assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
+
+
+def test_graph_samples_the_host_submitted_late_are_dropped(host_clock_gpu, monkeypatch):
+    """A replay submitted after the device had passed the start event (a descheduled host) would time host
+    time: the sample is dropped and counted, up to LATE_SAMPLES_MAX (a host that is never early is still timed)."""
+    answers = []
+    monkeypatch.setattr(FakeEvent, "query", lambda self: answers.pop(0) if answers else False, raising=False)
+    protocol = timing.Protocol(min_reps=4, max_reps=4)
+    answers[:] = [True, False, True, True]
+    stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
+    assert stats["late_samples"] == 3 and stats["count"] == 4
+    answers[:] = [True] * 100
+    stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
+    assert stats["late_samples"] == timing.LATE_SAMPLES_MAX and stats["count"] == 4
+    answers[:] = [True] * 4
+    assert "late_samples" not in timing.sample_loop([lambda: None], lambda: None, protocol, 1)  # eager: not asked
+    assert len(answers) == 4
+
+
+def test_a_case_whose_first_call_was_a_one_off_is_warmed_up(host_clock_gpu):
+    """The same through measure_case: the untimed first call's one-off does not stand for the warm-up."""
+    from kernelbenchx.evaluator.measure import perf_case
+
+    task, calls = get_task("Activation/relu"), []
+
+    def relu(x):
+        calls.append(x.shape)
+        if len(calls) == 1:
+            time.sleep(0.05)
+        return torch.relu(x)
+
+    protocol = {**timing.Protocol(use_graphs=False, budget_s=0.04, min_reps=3, max_reps=3, max_batch=1).__dict__}
+    report = perf_case.measure_case(m.TimeCase(task.id, 0, (1, 2, 3), 5, 6, protocol, recheck=False), task, relu,
+                                    "cpu")
+    assert isinstance(report, m.PerfReport) and len(calls) == 1 + 3 + 3  # first call, warm-ups, samples
 
 
 def test_no_post_timing_call_where_the_output_is_judged_whole(host_clock_gpu):
@@ -550,11 +597,38 @@ def test_a_judgement_out_of_memory_on_the_gpu_is_tried_there_again_before_the_cp
     assert asked == ["cuda", "cuda", "cuda", "cpu"] and "OutOfMemoryError" in verdict.note
 
 
-def test_a_forged_free_memory_figure_is_dropped_from_the_record():
+def test_a_malformed_timing_summary_from_the_candidate_is_a_protocol_breach():
+    """The candidate's process sends its own timing summary: anything off the published $defs/timing (a forged
+    field, NaN, a count of 0, a missing total) is rejected with PROTOCOL, never copied into a record that then
+    fails the schema (or read as a harness error)."""
     good = [[torch.ones(4)]]
     base = perf_reply(good, [torch.ones(4)], candidate=False)
-    for free, kept in ((12.5, True), (-3.0, False), (float("nan"), False), ("lots", False), (True, False)):
+    honest = perf_reply(good, [torch.ones(4)])
+    row = perf_stage.judge_case(GELU, 0, base, replace(honest, timing={**honest.timing, "free_gib": 12.5}), lane(), [])
+    assert row["candidate"]["free_gib"] == 12.5
+    forged = [{"free_gib": -3.0}, {"free_gib": float("nan")}, {"free_gib": "lots"}, {"free_gib": True},
+              {"median_ms": float("inf")}, {"median_ms": 0.0}, {"count": 0}, {"count": 2.5}, {"method": "magic"},
+              {"rel_ci95": float("nan")}, {"budget_exhausted": "no"}, {"speedup": 100.0}, {"late_samples": -1}]
+    for change in forged:
         mine = perf_reply(good, [torch.ones(4)])
-        mine = replace(mine, timing={**mine.timing, "free_gib": free})
-        row = perf_stage.judge_case(GELU, 0, base, mine, lane(), [])
-        assert ("free_gib" in row["candidate"]) is kept, free
+        with pytest.raises(Rejected) as err:
+            perf_stage.judge_case(GELU, 0, base, replace(mine, timing={**mine.timing, **change}), lane(), [])
+        assert err.value.reason is Reason.PROTOCOL and "malformed timing" in str(err.value), change
+    for missing in ("median_ms", "event_total_ms", "host_total_ms"):
+        mine = perf_reply(good, [torch.ones(4)])
+        with pytest.raises(Rejected) as err:
+            perf_stage.judge_case(GELU, 0, base, replace(mine, timing={k: v for k, v in mine.timing.items()
+                                                                       if k != missing}), lane(), [])
+        assert err.value.reason is Reason.PROTOCOL and missing in str(err.value)
+    with pytest.raises(Rejected, match="not a mapping"):
+        perf_stage.judge_case(GELU, 0, base, replace(perf_reply(good, [torch.ones(4)]), timing=[1.0]), lane(), [])
+
+
+def test_the_protocol_summary_is_a_well_formed_timing(host_clock_gpu):
+    """What the timing protocol itself writes passes the candidate-summary check and the published schema."""
+    from kernelbenchx.evaluator.measure import sent_timing
+
+    protocol = timing.Protocol(warmup=1, min_reps=3, max_reps=3, use_graphs=False)
+    stats, _ = timing.time_case(lambda x: x + 1, [((torch.ones(2),), {})], protocol)
+    assert sent_timing.problem({**stats, "free_gib": 3.5}) is None
+    assert sent_timing.problem({**stats, "surprise": 1}) is not None

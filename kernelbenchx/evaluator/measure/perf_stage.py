@@ -25,7 +25,7 @@ from typing import Any, Callable
 from kernelbenchx.dataset.contract import compare
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.measure import roofline
+from kernelbenchx.evaluator.measure import roofline, sent_timing
 from kernelbenchx.evaluator.measure.golden import golden_deviation
 from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, input_sets, perf_case_count
 from kernelbenchx.evaluator.measure.protocol import Protocol, output_digest
@@ -186,6 +186,9 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     where = f"perf case {index}"
     if not isinstance(mine, m.PerfReport):
         raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
+    malformed = sent_timing.problem(mine.timing)
+    if malformed:
+        raise Rejected(Reason.PROTOCOL, f"{where}: the candidate process sent a malformed timing ({malformed})")
     if tuple(mine.fingerprints) != tuple(base.fingerprints):
         raise Rejected(Reason.INPUT_TAMPERING, f"{where}: the candidate process saw different inputs than the "
                                                "trusted process (input generation was altered)")
@@ -193,7 +196,7 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     if mine.observation is None:
         raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the candidate process sent no observations")
     recheck(task, index, base, mine, where, pending)
-    timing = known_free_memory(mine.timing)
+    timing = mine.timing
     if timing["event_total_ms"] > timing["host_total_ms"] * 1.05 + 1.0:
         raise Rejected(Reason.TIMER_TAMPERING, f"{where}: device events report {timing['event_total_ms']:.1f} ms "
                                                f"inside {timing['host_total_ms']:.1f} ms of host time")
@@ -207,15 +210,6 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
         row["baseline_roofline"] = roofline.roofline(cost["flops"], cost["bytes"], cost["unit"],
                                                      base.timing["median_ms"], lane.peaks)
     return row
-
-
-def known_free_memory(timing: dict) -> dict:
-    """The candidate process's timing without a `free_gib` that is not a GiB count (it is informational, and
-    the candidate's own process reports it: a forged value must not make the record fail its schema)."""
-    free = timing.get("free_gib")
-    if free is None or (isinstance(free, (int, float)) and not isinstance(free, bool) and 0 <= free < 1 << 20):
-        return timing
-    return {k: v for k, v in timing.items() if k != "free_gib"}
 
 
 def judged_by_lane(task: Task) -> bool:
