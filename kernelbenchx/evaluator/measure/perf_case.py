@@ -158,8 +158,7 @@ class Measurement:
         slow, first_out = timed is not None, None  # the first output is not kept alive through the timing
         free = free_memory_gib(self.device)
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
-                                                   wrap=self.quietly if self.observer is not None else None,
-                                                   warmed_ms=self.phases["first_call_s"] * 1e3)
+                                                   wrap=self.quietly if self.observer is not None else None)
         stats = stats if free is None else {**stats, "free_gib": free}
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs

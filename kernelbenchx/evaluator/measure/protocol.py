@@ -120,14 +120,14 @@ def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]])
         return None
 
 
-def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
-            warmed_ms: float | None = None) -> tuple[bool, float]:
+def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> tuple[bool, float]:
     """Run the warm-up calls; stop early once they take longer than the budget. Returns whether the work is
     slow enough that graph capture (more calls, no gain for long work) is not worth it, and the host time of
-    the fastest warm-up call in ms (to size eager batches). A call already made on input set 0 (`warmed_ms`,
-    its host time) that took longer than the budget is the warm-up: the loop would stop after repeating it."""
-    if warmed_ms is not None and warmed_ms > protocol.budget_s * 1e3:
-        return True, warmed_ms
+    the fastest warm-up call in ms (to size eager batches).
+
+    The caller's untimed first call does not count, however long it took: it may have been a one-off. NVRTC
+    compiling a jiterator kernel on a server's first polygamma made 10-microsecond baselines look slow, and
+    they were timed one eager call at a time (run 30, Math/* case 0). A truly slow case costs one more call."""
     started, fastest = time.perf_counter(), float("inf")
     for i in range(protocol.warmup):
         args, kwargs = input_sets[i % len(input_sets)]
@@ -141,8 +141,7 @@ def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protoc
 
 
 def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
-              wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-              warmed_ms: float | None = None) -> tuple[dict, list[Any]]:
+              wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None) -> tuple[dict, list[Any]]:
     """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
     last timed call (re-checked by the caller). `wrap` (the candidate's observer) wraps every call the
     protocol makes: warm-ups, graph captures and eager timed calls.
@@ -154,7 +153,7 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     if wrap is not None:
         fn = wrap(fn)
     flush = L2Flusher()
-    slow, per_call_ms = warm_up(fn, input_sets, protocol, warmed_ms)
+    slow, per_call_ms = warm_up(fn, input_sets, protocol)
     graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
     if graphs is not None:
@@ -170,17 +169,26 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
 
         runners = [lambda i=i: batch(i) for i in range(len(input_sets))]
         method = "eager_batched" if calls > 1 else "eager"
-    stats = sample_loop(runners, flush, protocol, calls)
+    stats = sample_loop(runners, flush, protocol, calls, watch_late=graphs is not None)
     return {**stats, "method": method, "calls_per_sample": calls}, outputs
 
 
+LATE_SAMPLES_MAX = 20  # past this many, late samples are kept (a host too slow to ever be early is still timed)
+
+
 def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], protocol: Protocol,
-                calls: int) -> dict:
+                calls: int, watch_late: bool = False) -> dict:
     """Repeat timed samples (L2 flushed before each) until the median's CI meets the target or the budget is
     spent (but not before every runner has run once); each sample is the events' interval divided by the calls
-    it covered."""
+    it covered.
+
+    With `watch_late` (graph replays), a sample is dropped when the device had already passed its start event by
+    the time the host had submitted the replay and the end event: the device may have idled in between, waiting
+    for a host that was descheduled, and the interval would hold host time. The flush normally keeps the device
+    busy well past the submission; on a loaded host, the ones that were not are what made small graph timings
+    differ between runs."""
     samples: list[float] = []
-    started, exhausted = time.perf_counter(), False
+    started, exhausted, late = time.perf_counter(), False, 0
     while True:
         run = runners[len(samples) % len(runners)]
         flush()
@@ -188,7 +196,11 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
         start.record()
         run()
         end.record()
+        dropped = watch_late and late < LATE_SAMPLES_MAX and start.query()
         torch.cuda.synchronize()
+        if dropped:
+            late += 1
+            continue
         samples.append(start.elapsed_time(end) / calls)
         if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
             break
@@ -200,7 +212,7 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
             break
     stats = summarize(samples, "", exhausted, time.perf_counter() - started)
     stats["event_total_ms"] = sum(samples) * calls
-    return stats
+    return {**stats, "late_samples": late} if watch_late else stats
 
 
 def fingerprint(value: Any) -> list[float]:
