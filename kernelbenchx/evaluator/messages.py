@@ -171,7 +171,19 @@ class GpuGranted:
     """Parent → candidate: the guard is held again; the request goes on."""
 
 
-INTERIM = (GpuRelease, GpuAcquire)
+@message
+class HostQuiet:
+    """Timing process → parent: a sample loop that measures host time too (eager: work that cannot be captured)
+    starts (`on`, answered by Quieted once the other candidate processes are stopped) or ends (no answer)."""
+    on: bool
+
+
+@message
+class Quieted:
+    pass
+
+
+INTERIM = (GpuRelease, GpuAcquire, HostQuiet)
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -193,6 +205,7 @@ class TimeCase:
     cpus: tuple = ()  # candidate only: move to these cores (reserved for this GPU's timings) before timing
     lease: bool = False  # candidate only: give the GPU back while Triton compiles
     recheck: bool = True  # make the post-timing call on fresh inputs (unless the output is judged whole)
+    quiet_host: bool = False  # the parent answers HostQuiet: eager sample loops ask for the host to be quiet
 
 
 @message

@@ -85,8 +85,12 @@ def scrubbed_env(workdir: Path, extra: dict[str, str]) -> dict[str, str]:
 class Child:
     """One child process running ``python -m <module> <fd>``; use as a context manager."""
 
-    def __init__(self, module: str, limits: Limits, plan: Plan, env: dict[str, str] | None = None) -> None:
+    def __init__(self, module: str, limits: Limits, plan: Plan, env: dict[str, str] | None = None,
+                 candidate: bool = False) -> None:
         self.module, self.limits, self.plan, self.extra_env = module, limits, plan, env or {}
+        self.candidate = candidate  # runs candidate code: stopped while another candidate's host-bound timing runs
+        self.stopped_s = 0.0  # seconds the parent kept it stopped (parent/host_quiet.py), given back to its clocks
+        self.stopped_since: float | None = None  # when the stop in force began
         self.workdir = Path(tempfile.mkdtemp(prefix="kbx-"))
         self.proc: subprocess.Popen | None = None
         self.channel_fd = -1
@@ -130,6 +134,22 @@ class Child:
         candidate's time)."""
         self.deadline = time.monotonic() + wall_s
 
+    def stopped(self) -> None:
+        self.stopped_since = time.monotonic()
+
+    def continued(self) -> None:
+        """The parent kept the process stopped until now: no clock of it (whole life, the call in flight) counts
+        that time."""
+        if self.stopped_since is not None:
+            seconds, self.stopped_since = time.monotonic() - self.stopped_since, None
+            self.stopped_s += seconds
+            self.deadline += seconds
+
+    def stopped_for(self) -> float:
+        """Seconds the process was kept stopped, the stop in force included."""
+        since = self.stopped_since
+        return self.stopped_s + (time.monotonic() - since if since is not None else 0.0)
+
     def extend_clock(self, seconds: float) -> None:
         """Give back time the parent made the candidate wait (for a GPU another candidate was timing on)."""
         self.deadline += max(0.0, seconds)
@@ -143,7 +163,8 @@ class Child:
         error."""
         self.send(request)
         remaining = self.deadline - time.monotonic()
-        deadline = time.monotonic() + max(min(timeout, remaining) if timeout else remaining, 0.1)
+        # in the time the process was not kept stopped (read_exact adds stopped_for() back)
+        deadline = time.monotonic() + max(min(timeout, remaining) if timeout else remaining, 0.1) - self.stopped_for()
         while True:
             reply = self.receive(deadline)
             if not isinstance(reply, messages.INTERIM):
@@ -189,10 +210,12 @@ class Child:
         with selectors.DefaultSelector() as sel:
             sel.register(self.channel_fd, selectors.EVENT_READ)
             while got < size:
-                left = deadline - time.monotonic()
-                if left <= 0 or not sel.select(left):
+                left = deadline + self.stopped_for() - time.monotonic()
+                if left <= 0:
                     self.kill()
                     raise ChildFailed("timeout", f"no reply within the time limit", self.stderr_tail())
+                if not sel.select(min(left, 1.0)):  # a stop may extend the limit meanwhile
+                    continue
                 try:
                     chunk = os.read(self.channel_fd, min(size - got, 1 << 24))
                 except BlockingIOError:
@@ -298,3 +321,11 @@ class Channel:
         """Send an interim message in the middle of a request and wait for the parent's answer."""
         self.reply(msg)
         return next(self.requests(), None)
+
+    def quiet_host(self, on: bool) -> None:
+        """Ask the parent to stop the other candidate processes for a sample loop that measures host time (on),
+        or let them go on (off); parent/host_quiet.py."""
+        if not on:
+            self.reply(messages.HostQuiet(False))
+        elif not isinstance(self.ask(messages.HostQuiet(True)), messages.Quieted):
+            os._exit(70)  # the parent is gone or confused

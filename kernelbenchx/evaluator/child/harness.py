@@ -135,8 +135,11 @@ class Harness:
 
     def join(self, threads: ConfinedThreads) -> None:
         threads.shutdown()
-        deadline = time.monotonic() + 2.0  # a joined thread leaves /proc/self/task a moment after join() returns
-        while observe.thread_count() > self.threads_alone and time.monotonic() < deadline:
+        # a joined thread leaves /proc/self/task a moment after join() returns; polls, not a clock, bound the wait
+        # (the parent may stop this process for a while: parent/host_quiet.py)
+        for _ in range(400):
+            if observe.thread_count() <= self.threads_alone:
+                break
             time.sleep(0.005)
 
     def verify(self, req: m.Verify) -> m.Symbols:
@@ -145,8 +148,10 @@ class Harness:
     def time_case(self, req: m.TimeCase) -> Any:
         with self.leased(req.lease):
             try:
+                channel = self.lease.channel if req.quiet_host else None
                 return perf_case.measure_case(req, self.perf_task, self.entry, self.device, observer=self,
-                                              held=self.held_outputs)
+                                              held=self.held_outputs,
+                                              quiet_host=channel.quiet_host if channel is not None else None)
             finally:
                 # the process lives on through its judgement: cached blocks of a perf-size case would sit beside
                 # the next timings (run 26, an 80 GB H100: five timings ran out of memory)

@@ -88,7 +88,8 @@ def merge(observations: list[m.Observation]) -> m.Observation:
 
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
-                 observer: Observer | None = None, held: dict[int, Any] | None = None) -> m.PerfReport | m.Failed:
+                 observer: Observer | None = None, held: dict[int, Any] | None = None,
+                 quiet_host: Callable[[bool], None] | None = None) -> m.PerfReport | m.Failed:
     """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check. With
     `req.full_output`, input set 0's output is copied to the host into `held[req.case]` and only its digest
     is reported: the parent fetches it after the lane is given back (FetchOutput)."""
@@ -97,7 +98,7 @@ def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: st
 
         os.sched_setaffinity(0, set(req.cpus))
     try:
-        return Measurement(req, task, fn, device, observer, held).run()
+        return Measurement(req, task, fn, device, observer, held, quiet_host).run()
     except torch.cuda.OutOfMemoryError as exc:
         torch.cuda.empty_cache()
         return m.Failed(m.ErrorInfo("OutOfMemoryError", str(exc)[:500]))
@@ -107,8 +108,10 @@ def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: st
 
 class Measurement:
     def __init__(self, req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
-                 observer: Observer | None, held: dict[int, Any] | None = None) -> None:
+                 observer: Observer | None, held: dict[int, Any] | None = None,
+                 quiet_host: Callable[[bool], None] | None = None) -> None:
         self.req, self.task, self.device, self.observer = req, task, device, observer
+        self.quiet_host = quiet_host
         self.held = held if held is not None else {}
         self.fn = copying(fn, task.contract.mutates) if task.contract.mutates else fn
         self.observations: list[m.Observation] = []
@@ -158,7 +161,8 @@ class Measurement:
         slow, first_out = timed is not None, None  # the first output is not kept alive through the timing
         free = free_memory_gib(self.device)
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
-                                                   wrap=self.quietly if self.observer is not None else None)
+                                                   wrap=self.quietly if self.observer is not None else None,
+                                                   quiet_host=self.quiet_host)
         stats = stats if free is None else {**stats, "free_gib": free}
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs

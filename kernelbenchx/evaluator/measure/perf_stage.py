@@ -54,6 +54,7 @@ class Lane:
     baselines: tuple[str, ...]
     timeout_s: float
     cpus: tuple[int, ...] = ()  # cores reserved for this GPU's timings (the candidate moves there to be timed)
+    quiet: Any = None  # the run's HostQuiet (parent/host_quiet.py): a candidate's eager sample loops ask for it
 
 
 _PLANS: dict[tuple[str, int], tuple[int, ...]] = {}
@@ -103,17 +104,19 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
     seeds = tuple(lane.seed_of(task.id, "perf", index, k) for k in range(sets))
     # a perf-size output judged whole needs no post-timing call: recheck() compares only sampled outputs
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
-                         tf32=task.contract.tf32, recheck=not judged_by_lane(task))
+                         tf32=task.contract.tf32, recheck=not judged_by_lane(task), quiet_host=lane.quiet is not None)
     clock = [time.perf_counter()]
     base = with_memory(lambda: lane.call(request, 600), lending(lease), retried(warnings, index, "the baseline"))
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
     # only the candidate sends its whole output (judged later on the judge's own reference)
+    quiet = lane.quiet is not None and lease is not None  # the candidate's interim messages are answered
     timed = m.TimeCase(**{**asdict_shallow(request), "tf32": False, "cpus": lane.cpus,
                           "baseline_ms": base.timing["median_ms"], "lease": lease is not None,
-                          "full_output": judged_by_lane(task)})
-    mine = with_memory(lambda: child.call(timed, timeout=600, interim=lease.answer if lease else None),
+                          "full_output": judged_by_lane(task), "quiet_host": quiet})
+    answer = lane.quiet.interim(child, lease.answer) if quiet else (lease.answer if lease else None)
+    mine = with_memory(lambda: child.call(timed, timeout=600, interim=answer),
                        lending(lease), retried(warnings, index, "the candidate"))
     clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane, pending)

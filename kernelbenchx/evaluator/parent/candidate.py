@@ -126,7 +126,7 @@ def new_process(run: Any, gpu: int | None) -> Child:
         env["GLIBC_TUNABLES"] = MALLOC_POISON
     if run.cpus.work:
         env["KBX_CPUS"] = ",".join(map(str, run.cpus.work))
-    return Child(HARNESS, limits, run.plan, env=env)
+    return Child(HARNESS, limits, run.plan, env=env, candidate=True)
 
 
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,
@@ -242,7 +242,7 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
         warmed = warm_up.perf(child, lane.timeout_s)
     perf_stage.case_plan(task, lane.protocol.input_sets)  # CPU work: before the lane, not inside it
     watch.at("perf guard")
-    with TimingLease(run.guards[gpu]) as lane_lease:
+    with TimingLease(run.guards[gpu]) as lane_lease, run.quiet.timing(child):
         watch.at("perf")
         wait = lane_lease.waited
         clock = time.perf_counter()
@@ -255,4 +255,5 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
             "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,
             "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}), "gpu": run.gpu_identity(gpu),
+            "stopped_s": round(child.stopped_for(), 3),  # kept stopped for other candidates' eager timings
             **({"warm": warmed} if warmed else {})}

@@ -21,6 +21,7 @@ from kernelbenchx.evaluator.measure.environment import interpreter_problem
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process
+from kernelbenchx.evaluator.parent.host_quiet import HostQuiet
 from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOutputs, ServerPool, TrustedServer,
                                                       prefetch)
@@ -52,6 +53,8 @@ class RunConfig:
     perf: bool = True
     warm_up: bool = True  # compile the correctness and perf cases' kernels on fake inputs first (parent/warm_up.py)
     compile_threads: int = COMPILE_THREADS  # the correctness warm-up's compiles side by side (child/compile_threads.py)
+    quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
+    # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
@@ -187,6 +190,7 @@ class Run:
         self.affinity = pin_to(self.cpus.work)  # the parent's threads too stay off the timing cores
         self.guard_log = os.environ.get("KBX_GUARD_LOG")  # a file for the guards' timeline (a benchmark's)
         self.guards = [gpu_guard.GpuGuard(timeline=bool(self.guard_log)) for _ in range(gpus)]
+        self.quiet = HostQuiet(config.quiet_host)
         watch.GUARDS[:] = self.guards
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
                       for k in range(pool)]
@@ -251,11 +255,18 @@ class Run:
 
     def lane(self, gpu: int) -> perf_stage.Lane:
         server = self.lanes[gpu]
-        return perf_stage.Lane(lambda req, timeout: server.call(req, timeout=timeout),
+        def call(req: Any, timeout: float) -> Any:
+            try:
+                return server.call(req, timeout=timeout, interim=self.quiet.interim(server))
+            finally:
+                self.quiet.release(server)  # a lane that died in its sample loop said no HostQuiet(off)
+
+        return perf_stage.Lane(call,
                                lambda req, timeout: self.judge(gpu, req, timeout),
                                lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
                                self.target, self.config.baselines, self.config.perf_timeout_s,
-                               self.cpus.timing[gpu] if self.cpus.timing else ())
+                               self.cpus.timing[gpu] if self.cpus.timing else (),
+                               self.quiet if self.quiet.enabled else None)
 
     def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
         with self.judge_pools[gpu].lent() as server:

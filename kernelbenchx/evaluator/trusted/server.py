@@ -135,7 +135,8 @@ def baseline(req: m.TimeCase) -> Any:
         fn = solution(task)
     try:
         with torch.no_grad(), precision(req.tf32):
-            return perf_case.measure_case(req, task, fn, "cuda")
+            return perf_case.measure_case(req, task, fn, "cuda",
+                                          quiet_host=CHANNEL.quiet_host if req.quiet_host and CHANNEL else None)
     finally:
         release_memory()  # else a big case's inputs stay cached beside the candidate's timing of the same case
 
