@@ -394,18 +394,15 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
     assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
 
 
-def test_graph_samples_the_host_submitted_late_are_dropped(host_clock_gpu, monkeypatch):
-    """A replay submitted after the device had passed the start event (a descheduled host) would time host
-    time: the sample is dropped and counted, up to LATE_SAMPLES_MAX (a host that is never early is still timed)."""
+def test_graph_samples_the_host_submitted_late_are_counted(host_clock_gpu, monkeypatch):
+    """A replay submitted after the device had passed the start event may time host time: such samples are
+    counted in late_samples (graph timings only), and still taken."""
     answers = []
     monkeypatch.setattr(FakeEvent, "query", lambda self: answers.pop(0) if answers else False, raising=False)
     protocol = timing.Protocol(min_reps=4, max_reps=4)
     answers[:] = [True, False, True, True]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
     assert stats["late_samples"] == 3 and stats["count"] == 4
-    answers[:] = [True] * 100
-    stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
-    assert stats["late_samples"] == timing.LATE_SAMPLES_MAX and stats["count"] == 4
     answers[:] = [True] * 4
     assert "late_samples" not in timing.sample_loop([lambda: None], lambda: None, protocol, 1)  # eager: not asked
     assert len(answers) == 4
