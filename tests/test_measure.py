@@ -394,18 +394,27 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
     assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
 
 
-def test_graph_samples_the_host_submitted_late_are_counted(host_clock_gpu, monkeypatch):
-    """A replay submitted after the device had passed the start event may time host time: such samples are
-    counted in late_samples (graph timings only), and still taken."""
-    answers = []
+def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu, monkeypatch):
+    """A replay submitted after the device had passed the start event may time host time: the sample is dropped
+    and the device's spin before the start event doubled, until the submission fits inside it; at the largest
+    pad, late samples are kept and counted. Eager loops are neither padded nor watched."""
+    answers, spins = [], []
     monkeypatch.setattr(FakeEvent, "query", lambda self: answers.pop(0) if answers else False, raising=False)
+    monkeypatch.setattr(torch.cuda, "_sleep", spins.append)
+    monkeypatch.setattr(timing, "PAD_CYCLES", [1000])
     protocol = timing.Protocol(min_reps=4, max_reps=4)
-    answers[:] = [True, False, True, True]
+    answers[:] = [True, False, True, False]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
-    assert stats["late_samples"] == 3 and stats["count"] == 4
+    assert stats["late_samples"] == 2 and stats["count"] == 4 and stats["pad_cycles"] == 4000
+    assert spins == [1000, 2000, 2000, 4000, 4000, 4000]
+    monkeypatch.setattr(timing, "PAD_CYCLES", [timing.PAD_CYCLES_MAX])
+    answers[:] = [True, True]
+    stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
+    assert stats["late_samples"] == 2 and stats["count"] == 4  # kept and counted
+    spins.clear()
     answers[:] = [True] * 4
-    assert "late_samples" not in timing.sample_loop([lambda: None], lambda: None, protocol, 1)  # eager: not asked
-    assert len(answers) == 4
+    assert "late_samples" not in timing.sample_loop([lambda: None], lambda: None, protocol, 1)
+    assert len(answers) == 4 and spins == []
 
 
 def test_a_case_whose_first_call_was_a_one_off_is_warmed_up(host_clock_gpu):

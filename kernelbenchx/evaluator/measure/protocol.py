@@ -181,28 +181,42 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     return {**stats, "method": method, "calls_per_sample": calls}, outputs
 
 
+# Graph samples: the device spins this many cycles before the start event, so that the host has submitted the
+# replay and the end event before the device reaches them. Learned per process (doubled at each late sample).
+PAD_CYCLES = [1 << 17]
+PAD_CYCLES_MAX = 1 << 24  # about 8 ms at 2 GHz
+
+
 def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], protocol: Protocol,
                 calls: int, watch_late: bool = False) -> dict:
     """Repeat timed samples (L2 flushed before each) until the median's CI meets the target or the budget is
     spent (but not before every runner has run once); each sample is the events' interval divided by the calls
     it covered.
 
-    With `watch_late` (graph replays), `late_samples` counts the samples whose start event the device had passed
-    before the host had submitted the replay and the end event: the device may have idled in between, and the
-    interval may hold host time. Run 31 (two H200s under gVisor) counted them in 700 of 802 timings: the flush
-    does not cover the host's submission there. Dropping them cost 35 s of lane time a run and made nothing more
-    repeatable, so they are counted, not dropped (docs/performance.md)."""
+    Graph replays (`watch_late`) are padded: the device spins PAD_CYCLES before the start event, so it does not
+    reach the event before the host has submitted the replay and the end event. A sample where it did (the
+    start event already passed when the submission was done) may hold host time: it is dropped and the pad
+    doubled, up to PAD_CYCLES_MAX; past that, such samples are kept and counted in `late_samples`. Run 31 (two
+    H200s under gVisor, where driver calls are slow) had the flush alone outlasted by the submission in 700 of
+    802 timings, which timed ~6-microsecond kernels at up to 27."""
     samples: list[float] = []
     started, exhausted, late = time.perf_counter(), False, 0
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     while True:
         run = runners[len(samples) % len(runners)]
         flush()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        if watch_late:
+            torch.cuda._sleep(PAD_CYCLES[0])
         start.record()
         run()
         end.record()
-        late += bool(watch_late and start.query())
+        was_late = watch_late and start.query()
         torch.cuda.synchronize()
+        if was_late:
+            late += 1
+            if PAD_CYCLES[0] < PAD_CYCLES_MAX:
+                PAD_CYCLES[0] *= 2
+                continue
         samples.append(start.elapsed_time(end) / calls)
         if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
             break
@@ -214,7 +228,7 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
             break
     stats = summarize(samples, "", exhausted, time.perf_counter() - started)
     stats["event_total_ms"] = sum(samples) * calls
-    return {**stats, "late_samples": late} if watch_late else stats
+    return {**stats, "late_samples": late, "pad_cycles": PAD_CYCLES[0]} if watch_late else stats
 
 
 def fingerprint(value: Any) -> list[float]:
