@@ -3,7 +3,8 @@
 # two one-GPU runs and a two-GPU run; GPU g gets cores 16g..16g+15 and WORKERS candidate workers), all with the
 # same SEED, after a 6-solution smoke on GPU 0 (SKIP_SMOKE=1 skips it). At EVAL_S the runs are drained, DRAIN_S
 # later stopped. Each run comes back as $OUT/q$k.tgz with its guards' timeline (benchmarks/guard_timeline.py);
-# the log has each run's CPU busy share and GPU utilization. RESUME=--resume continues /tmp/q/run$k.
+# the log has each run's CPU busy share and GPU utilization. RESUME=--resume continues /tmp/q/run$k. EVERY=2 (FIRST=0)
+# submits every second kept solution only: a sample of every category, for pairs of runs that fit one device call.
 # Runs 18 and 19 of benchmarks/runs/2026-11-27-h200 (docs/performance.md):
 #   (on the device)  OUT=out SEED=886863850761903279 SKIP_SMOKE=1 EVAL_S=465 DRAIN_S=100 WORKERS=20 bash benchmarks/side_by_side.sh
 set -uo pipefail
@@ -12,10 +13,11 @@ cd /tmp/repo
 OUT=${OUT}; . benchmarks/device_env.sh
 { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv; nproc; } | tee "$OUT/log.txt"
 python3 - <<'PY'
-import json, pathlib
+import json, os, pathlib
 root = pathlib.Path("kernelbenchx/solutions")
 rows = lambda ids: "".join(json.dumps({"task_id": t, "code": (root / f"{t}.py").read_text(), "model": "kbx-solutions", "method": "reference"}) + "\n" for t in ids)
 ids = [str(p.relative_to(root).with_suffix("")) for p in sorted(root.glob("*/*.py")) if not p.name.startswith("_")]
+ids = ids[int(os.environ.get("FIRST", "0"))::int(os.environ.get("EVERY", "1"))]  # a sample of every category
 pathlib.Path("/tmp/solutions.jsonl").write_text(rows(ids))
 pathlib.Path("/tmp/smoke.jsonl").write_text(rows(["Activation/gelu", "LinearAlgebra/qr", "LinearAlgebra/svd", "Index/masked_select", "Fusion/fused_cross_entropy_softmax_layernorm", "MatrixMultiply/matmul"]))
 PY
