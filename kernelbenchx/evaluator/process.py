@@ -213,7 +213,7 @@ class Child:
                 left = deadline + self.stopped_for() - time.monotonic()
                 if left <= 0:
                     self.kill()
-                    raise ChildFailed("timeout", f"no reply within the time limit", self.stderr_tail())
+                    raise ChildFailed("timeout", "no reply within the time limit", self.stderr_tail())
                 if not sel.select(min(left, 1.0)):  # a stop may extend the limit meanwhile
                     continue
                 try:

@@ -166,7 +166,7 @@ NAMED_DENIALS: dict[str, str] = {
     "object": "introspection", "super": "introspection", "staticmethod": "class_definition",
     "classmethod": "class_definition", "property": "class_definition",
     # host attributes
-    "tolist": "host_compute", "numpy": "host_compute", "wait_stream": "streams", "record_stream": "streams",
+    "tolist": "host_compute", "wait_stream": "streams", "record_stream": "streams",
     "untyped_storage": "introspection", "storage": "introspection", "register_hook": "introspection",
     "grad_fn": "introspection", "apply_": "host_compute", "map_": "host_compute", "set_": "tensor_subclass",
 }
