@@ -90,18 +90,33 @@ PARITY = 0.02
 
 
 def repeatability(a: list[Result], b: list[Result]) -> dict:
-    """Per-task speedup differences between two runs: median, p90, max, and tasks crossing 1.0x."""
+    """Per-task speedup differences between two runs: median, p90, max, and tasks crossing 1.0x; the same apart
+    for the tasks timed by graph replays alone and for those with a timing that also measures the host (eager,
+    single call: their `why` says what made them so)."""
     sa = {r.task_id: r.speedup() for r in a}
     sb = {r.task_id: r.speedup() for r in b}
     both = [t for t in sa if sa[t] and sb.get(t)]
-    diffs = sorted(abs(sa[t] - sb[t]) / sa[t] for t in both)
+    diff = {t: abs(sa[t] - sb[t]) / sa[t] for t in both}
     crossing = sorted(t for t in both if (sa[t] - 1) * (sb[t] - 1) < 0)
     # a task at parity (within PARITY of 1.0x in either run) can cross by noise alone; counted apart
     clear = [t for t in crossing if min(abs(sa[t] - 1), abs(sb[t] - 1)) > PARITY]
+    host = host_timed(a) | host_timed(b)
+    return {**spread(list(diff.values())), "crossing_1x": crossing, f"crossing_1x_beyond_{PARITY:.0%}": clear,
+            "graph_only": spread([d for t, d in diff.items() if t not in host]),
+            "with_host_timing": spread([d for t, d in diff.items() if t in host])}
+
+
+def spread(values: list[float]) -> dict:
+    diffs = sorted(values)
     return {"tasks_compared": len(diffs), "median_rel_diff": statistics.median(diffs) if diffs else None,
             "p90_rel_diff": diffs[int(0.9 * (len(diffs) - 1))] if diffs else None,
-            "max_rel_diff": diffs[-1] if diffs else None, "crossing_1x": crossing,
-            f"crossing_1x_beyond_{PARITY:.0%}": clear}
+            "max_rel_diff": diffs[-1] if diffs else None}
+
+
+def host_timed(records: list[Result]) -> set[str]:
+    """Tasks with a candidate or eager-baseline timing that is not a graph replay."""
+    return {r.task_id for r in records for case in (r.stages.get("perf") or {}).get("cases", [])
+            if any(t and t.get("method") != "cuda_graph" for t in (case["candidate"], case["baselines"].get("eager")))}
 
 
 def run_once(submission: Path, out: Path, args: argparse.Namespace) -> dict:

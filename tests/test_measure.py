@@ -394,6 +394,32 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
     assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
 
 
+def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch):
+    """`why` names what chose the method: graphs off, slow work, a call that synchronizes with the host (capture
+    never tried), a capture that failed. The published schema accepts each."""
+    from kernelbenchx.evaluator.measure import sent_timing
+
+    sets = [((torch.ones(2),), {})]
+    quick = timing.Protocol(warmup=1, min_reps=3, max_reps=3, budget_s=5.0)
+
+    def slow(x):
+        time.sleep(0.02)
+        return x
+
+    seen = {}
+    seen["graphs_off"] = timing.time_case(lambda x: x + 1, sets, replace(quick, use_graphs=False))[0]
+    seen["slow"] = timing.time_case(slow, sets, replace(quick, budget_s=0.01))[0]
+    monkeypatch.setattr(timing, "syncs_host", lambda fn, args, kwargs: True)
+    seen["syncs_host"] = timing.time_case(lambda x: x + 1, sets, quick)[0]
+    monkeypatch.setattr(timing, "syncs_host", lambda fn, args, kwargs: False)
+    monkeypatch.setattr(torch.cuda, "Stream", lambda: (_ for _ in ()).throw(RuntimeError("no capture here")))
+    seen["capture_failed"] = timing.time_case(lambda x: x + 1, sets, quick)[0]
+    for why, stats in seen.items():
+        assert stats["why"] == why and stats["method"] in ("eager", "eager_batched"), (why, stats["method"])
+        assert sent_timing.problem(stats) is None
+    assert sent_timing.problem({**seen["slow"], "why": "because"}) is not None
+
+
 def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu, monkeypatch):
     """A replay submitted after the device had passed the start event may time host time: the sample is dropped
     and the device's spin before the start event doubled, until the submission fits inside it; at the largest

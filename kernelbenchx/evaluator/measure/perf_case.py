@@ -213,7 +213,8 @@ def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any
     (compilation is negligible then), else one warm call timed with device events. None when the warm call
     is not slow after all (the first call was mostly compilation): the full protocol applies then."""
     if first_s > FIRST_CALL_HOST_S:
-        return timing.summarize([first_s * 1e3], "first_call_host", True, first_s), [first_out]
+        return {**timing.summarize([first_s * 1e3], "first_call_host", True, first_s), "why": "slow_candidate"}, \
+            [first_out]
     started = time.perf_counter()
     begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     begin.record()
@@ -222,7 +223,8 @@ def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any
     torch.cuda.synchronize()
     if begin.elapsed_time(end) < slow_s * 1e3:
         return None
-    return timing.summarize([begin.elapsed_time(end)], "single_call", True, time.perf_counter() - started), [out]
+    stats = timing.summarize([begin.elapsed_time(end)], "single_call", True, time.perf_counter() - started)
+    return {**stats, "why": "slow_candidate"}, [out]
 
 
 def copying(fn: Callable[..., Any], mutates: tuple[int, ...]) -> Callable[..., Any]:

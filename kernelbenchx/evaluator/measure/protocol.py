@@ -95,13 +95,14 @@ def syncs_host(fn: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
         torch.cuda.synchronize()
 
 
-def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]]) -> list | None:
-    """One CUDA graph per input set, or None when the work cannot be captured."""
+def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]]) -> tuple[list | None, str]:
+    """One CUDA graph per input set, or None when the work cannot be captured; and why (a timing's `why`):
+    "captured", "syncs_host" (never tried) or "capture_failed"."""
     if syncs_host(fn, *input_sets[0]):
-        return None
+        return None, "syncs_host"
     graphs = []
-    stream = torch.cuda.Stream()
     try:
+        stream = torch.cuda.Stream()
         stream.wait_stream(torch.cuda.current_stream())
         with torch.cuda.stream(stream):
             for args, kwargs in input_sets:  # a warm call on the side stream, as capture requires
@@ -114,10 +115,10 @@ def capture_graphs(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]])
                 graph.outputs = fn(*args, **kwargs)
             graphs.append(graph)
         torch.cuda.synchronize()
-        return graphs
+        return graphs, "captured"
     except Exception:
         torch.cuda.synchronize()
-        return None
+        return None, "capture_failed"
 
 
 def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol) -> tuple[bool, float]:
@@ -150,12 +151,15 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     Methods, in order of preference: `cuda_graph` (one graph per input set, replayed: GPU time of the work,
     no launch overhead); `eager_batched` (work that cannot be captured and is short: k calls back to back
     between one pair of events, so launch overhead is amortized the way a graph removes it); `eager` (long
-    calls, one per sample)."""
+    calls, one per sample). The summary's `why` says what chose the method: "captured", or why not:
+    "syncs_host", "capture_failed", "slow" (warm-up calls over the budget), "graphs_off"."""
     if wrap is not None:
         fn = wrap(fn)
     flush = L2Flusher()
     slow, per_call_ms = warm_up(fn, input_sets, protocol)
-    graphs = capture_graphs(fn, input_sets) if protocol.use_graphs and not slow else None
+    graphs, why = (None, "slow") if slow else (None, "graphs_off")
+    if protocol.use_graphs and not slow:
+        graphs, why = capture_graphs(fn, input_sets)
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
     if graphs is not None:
         runners, method, calls = [graph.replay for graph in graphs], "cuda_graph", 1
@@ -178,7 +182,7 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     finally:
         if quiet is not None:
             quiet(False)
-    return {**stats, "method": method, "calls_per_sample": calls}, outputs
+    return {**stats, "method": method, "why": why, "calls_per_sample": calls}, outputs
 
 
 # Graph samples: the device spins this many cycles before the start event, so that the host has submitted the
