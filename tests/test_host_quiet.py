@@ -66,6 +66,24 @@ def test_a_quiet_ends_after_its_cap_and_with_its_timing():
     assert HostQuiet(enabled=False).interim("x")(m.HostQuiet(True)) == m.Quieted()  # off: answered, nothing stopped
 
 
+def test_a_candidate_that_keeps_asking_stops_no_one_past_its_allowance():
+    quiet = HostQuiet(candidate_s=0.2)
+    with child("timed") as timed, child("bystander") as bystander:
+        with quiet.timing(timed):
+            ask = quiet.interim(timed)
+            ask(m.HostQuiet(True))
+            until(lambda: state(bystander) == "T")
+            time.sleep(0.3)
+            ask(m.HostQuiet(False))
+            until(lambda: state(bystander) != "T")
+            assert ask(m.HostQuiet(True)) == m.Quieted()  # answered, but its allowance is spent
+            time.sleep(0.2)
+            assert state(bystander) != "T" and not quiet.holders
+        quiet.hold("lane 0")  # a lane (trusted) has no allowance
+        until(lambda: state(bystander) == "T")
+        quiet.release("lane 0")
+
+
 def test_only_eager_sample_loops_ask_for_a_quiet_host(monkeypatch):
     monkeypatch.setattr(timing.torch.cuda, "synchronize", lambda *a, **k: None)
     monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))

@@ -11,7 +11,8 @@ So while such a loop runs, every other candidate process is stopped (SIGSTOP to 
 subprocesses included) and continued after it; the time each was stopped is given back to its clocks
 (Child.continued), so no candidate's verdict depends on another's timing. Trusted servers, and candidates
 being timed on other GPUs, run on. The timing process asks with HostQuiet messages; a candidate that asks
-needlessly only slows the run, and each timing's quiet is capped at QUIET_MAX_S.
+needlessly only slows the run: each quiet is capped at QUIET_MAX_S, and a candidate's together at
+CANDIDATE_QUIET_S.
 
 Off by default (RunConfig.quiet_host): on two H200s under gVisor (run 31) it kept each candidate stopped 7 s on
 average, the run wrote 125 records where run 30 wrote 162 in the same time, and the eager baselines moved as much
@@ -32,13 +33,16 @@ from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.process import LIVE, LIVE_LOCK, Child
 
 QUIET_MAX_S = 15.0  # one timing's quiet, at most (an eager sample loop spends 0.5 s, or ten calls of a slow case)
+CANDIDATE_QUIET_S = 30.0  # all of one candidate process's quiet: past it, its asks stop no one
 
 
 class HostQuiet:
-    def __init__(self, enabled: bool = True, max_s: float = QUIET_MAX_S) -> None:
-        self.enabled, self.max_s = enabled, max_s
+    def __init__(self, enabled: bool = True, max_s: float = QUIET_MAX_S,
+                 candidate_s: float = CANDIDATE_QUIET_S) -> None:
+        self.enabled, self.max_s, self.candidate_s = enabled, max_s, candidate_s
         self.lock = threading.Lock()
-        self.holders: dict[Any, threading.Timer] = {}
+        self.holders: dict[Any, tuple[threading.Timer, float]] = {}
+        self.spent: dict[int, float] = {}  # id of a candidate process → seconds of quiet it has had
         self.timed: set[int] = set()  # ids of the candidate processes being timed (never stopped)
         self.stopped: dict[int, Child] = {}
         self.quiet_s = 0.0  # seconds the host was kept quiet, all timings
@@ -49,11 +53,11 @@ class HostQuiet:
         if not self.enabled:
             return
         with self.lock:
-            if owner in self.holders:
+            if owner in self.holders or self.spent.get(id(owner), 0.0) >= self.candidate_s:
                 return
             timer = threading.Timer(self.max_s, self.release, (owner,))
             timer.daemon = True
-            self.holders[owner] = timer
+            self.holders[owner] = timer, time.monotonic()
             if len(self.holders) == 1:
                 self.since = time.monotonic()
             self.stop_others(owner)
@@ -61,10 +65,13 @@ class HostQuiet:
 
     def release(self, owner: Any) -> None:
         with self.lock:
-            timer = self.holders.pop(owner, None)
-            if timer is None:
+            held = self.holders.pop(owner, None)
+            if held is None:
                 return
+            timer, since = held
             timer.cancel()
+            if isinstance(owner, Child) and owner.candidate:  # a lane (trusted) has no allowance
+                self.spent[id(owner)] = self.spent.get(id(owner), 0.0) + time.monotonic() - since
             if not self.holders:
                 self.quiet_s += time.monotonic() - self.since
                 for child_id in list(self.stopped):
