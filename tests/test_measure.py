@@ -384,12 +384,12 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
         called.append(int(x))
         if not seen:
             seen.append(1)
-            time.sleep(0.05)  # the one-off
+            time.sleep(0.5)  # the one-off
         return x + 1
 
     called.clear()
     compiles_once(*sets[0][0])  # the caller's untimed first call (perf_case.Measurement)
-    stats, _ = timing.time_case(compiles_once, sets, timing.Protocol(warmup=3, budget_s=0.04, use_graphs=False,
+    stats, _ = timing.time_case(compiles_once, sets, timing.Protocol(warmup=3, budget_s=0.25, use_graphs=False,
                                                                      min_reps=3, max_reps=3, batch_ms=0.001))
     assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
 
@@ -452,10 +452,11 @@ def test_a_case_whose_first_call_was_a_one_off_is_warmed_up(host_clock_gpu):
     def relu(x):
         calls.append(x.shape)
         if len(calls) == 1:
-            time.sleep(0.05)
+            time.sleep(0.5)
         return torch.relu(x)
 
-    protocol = {**timing.Protocol(use_graphs=False, budget_s=0.04, min_reps=3, max_reps=3, max_batch=1).__dict__}
+    # a budget far above a relu's time on a loaded machine, far under the one-off
+    protocol = {**timing.Protocol(use_graphs=False, budget_s=0.25, min_reps=3, max_reps=3, max_batch=1).__dict__}
     report = perf_case.measure_case(m.TimeCase(task.id, 0, (1, 2, 3), 5, 6, protocol, recheck=False), task, relu,
                                     "cpu")
     assert isinstance(report, m.PerfReport) and len(calls) == 1 + 3 + 3  # first call, warm-ups, samples
@@ -654,6 +655,11 @@ def test_a_malformed_timing_summary_from_the_candidate_is_a_protocol_breach():
         assert err.value.reason is Reason.PROTOCOL and missing in str(err.value)
     with pytest.raises(Rejected, match="not a mapping"):
         perf_stage.judge_case(GELU, 0, base, replace(perf_reply(good, [torch.ones(4)]), timing=[1.0]), lane(), [])
+    for phases in ({"timing_s": float("nan")}, {"timing_s": -1.0}, {"timing_s": "fast"}, [0.1],
+                   {f"p{i}": 0.1 for i in range(17)}, {"x" * 41: 0.1}):
+        with pytest.raises(Rejected) as err:
+            perf_stage.judge_case(GELU, 0, base, replace(perf_reply(good, [torch.ones(4)]), phases=phases), lane(), [])
+        assert err.value.reason is Reason.PROTOCOL and "phases" in str(err.value), phases
 
 
 def test_the_protocol_summary_is_a_well_formed_timing(host_clock_gpu):

@@ -189,7 +189,7 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     where = f"perf case {index}"
     if not isinstance(mine, m.PerfReport):
         raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
-    malformed = sent_timing.problem(mine.timing)
+    malformed = sent_timing.problem(mine.timing) or sent_timing.phases_problem(mine.phases)
     if malformed:
         raise Rejected(Reason.PROTOCOL, f"{where}: the candidate process sent a malformed timing ({malformed})")
     if tuple(mine.fingerprints) != tuple(base.fingerprints):

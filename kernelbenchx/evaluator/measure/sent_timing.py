@@ -1,4 +1,4 @@
-"""The candidate process's timing summary, checked before it enters a record.
+"""The candidate process's timing summary and phase times, checked before they enter a record.
 
 The candidate's own process times its work and sends the summary, so a tampering candidate can send anything in
 it: a field the published schema does not know, a count of 0, NaN (jsonschema's `minimum` lets NaN through), a
@@ -42,4 +42,19 @@ def problem(timing: Any) -> str | None:
     if errors:
         where = "/".join(map(str, errors[0].absolute_path)) or "(summary)"
         return f"{where[:40]}: {errors[0].message[:160]}"
+    return None
+
+
+def phases_problem(phases: Any) -> str | None:
+    """What is wrong with the seconds per phase a candidate process sent (a few named, finite, non-negative
+    numbers), or None. A NaN written into a record is not even JSON."""
+    if not isinstance(phases, dict):
+        return f"phases: a {type(phases).__name__}, not a mapping"
+    if len(phases) > 16:
+        return f"phases: {len(phases)} entries"
+    for key, value in phases.items():
+        if not isinstance(key, str) or len(key) > 40:
+            return f"phases: a key {str(key)[:40]!r}"
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+            return f"phases: {key} is {str(value)[:40]}"
     return None
