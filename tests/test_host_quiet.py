@@ -31,8 +31,8 @@ def child(role: str, candidate: bool = True) -> Child:
 def test_bystanders_are_stopped_during_a_quiet_timing_and_get_the_time_back():
     quiet, replies = HostQuiet(), {}
     with child("timed") as timed, child("bystander") as bystander, child("trusted", candidate=False) as trusted:
-        for c in (timed, bystander, trusted):  # started: each answers a first request
-            assert c.call(m.Verify(), timeout=30, interim=quiet.interim(c)) == m.Symbols(("done",))
+        for c in (bystander, trusted):  # started: each answers a first request
+            assert c.call(m.Verify(), timeout=30) == m.Symbols(("done",))
 
         def time_it():
             with quiet.timing(timed):
@@ -43,13 +43,13 @@ def test_bystanders_are_stopped_during_a_quiet_timing_and_get_the_time_back():
         until(lambda: quiet.holders)
         until(lambda: state(bystander) == "T")  # a signal takes effect a moment after it is sent
         assert state(trusted) != "T" and state(timed) != "T"
-        # 0.5 s of work inside a 1-second limit, most of it spent stopped: still answered in time
-        replies["bystander"] = bystander.call(m.Verify(), timeout=1.0)
+        # 0.2 s of work inside a 1.2-second limit, most of it spent stopped: still answered in time
+        replies["bystander"] = bystander.call(m.Verify(), timeout=1.2)
         thread.join()
         assert replies == {"timed": m.Symbols(("done",)), "bystander": m.Symbols(("done",))}
         assert state(bystander) != "T" and not quiet.stopped and not quiet.holders
-        assert 0.5 < bystander.stopped_s < 5 and timed.stopped_s == 0 and trusted.stopped_s == 0
-        assert quiet.quiet_s > 1.0
+        assert 1.0 < bystander.stopped_s < 5 and timed.stopped_s == 0 and trusted.stopped_s == 0
+        assert quiet.quiet_s > 2.0
 
 
 def test_a_quiet_ends_after_its_cap_and_with_its_timing():
