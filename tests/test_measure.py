@@ -432,6 +432,11 @@ def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu,
     answers[:] = [True, False, True, False]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
     assert stats["late_samples"] == 2 and stats["count"] == 4 and stats["pad_cycles"] == 4000
+    from kernelbenchx.evaluator.measure import sent_timing  # what a graph timing sends is a well-formed summary
+
+    assert sent_timing.problem({**stats, "method": "cuda_graph", "why": "captured", "calls_per_sample": 1}) is None
+    slow = {**timing.summarize([400.0], "single_call", True, 0.4), "why": "slow_candidate"}  # perf_case.time_slow
+    assert sent_timing.problem(slow) is None
     assert spins == [1000, 2000, 2000, 4000, 4000, 4000]
     monkeypatch.setattr(timing, "PAD_CYCLES", [timing.PAD_CYCLES_MAX])
     answers[:] = [True, True]
