@@ -12,6 +12,7 @@ import torch
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard, Lease
+from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 
 class Log:
@@ -546,6 +547,38 @@ def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
                                  "verdict": "correct"})
     assert load_phases(forged) == {"cuda_s": 1.5}
     assert load_phases(m.Loaded(0.01, (), "not a dict")) == {}
+
+
+def test_a_malformed_load_reply_is_a_protocol_breach():
+    """Loaded's load time and isolation layers go into the record: NaN, a string or a layer kbx does not know
+    is PROTOCOL (import-time code could forge the reply), and an honest reply is recorded as sent."""
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    from kernelbenchx.evaluator.parent import candidate as stages
+    from kernelbenchx.evaluator.parent.submission import Candidate
+
+    class Replies:
+        def __init__(self, loaded):
+            self.replies = [m.DeviceOpened(), loaded, m.Symbols(())]
+
+        def call(self, request, **kwargs):
+            return self.replies.pop(0)
+
+        def extend_clock(self, seconds):
+            pass
+
+    task = get_task("Activation/relu")
+    run = SimpleNamespace(device="cpu", config=SimpleNamespace(compile_threads=0, warm_up=False))
+    candidate = Candidate(task.id, "code", "test:1")
+    for forged in (m.Loaded(float("nan"), ("seccomp",)), m.Loaded("0.1", ("seccomp",)),
+                   m.Loaded(0.1, ("seccomp", "everything")), m.Loaded(0.1, "seccomp"), m.Loaded(0.1, (3,))):
+        with pytest.raises(Rejected) as raised:
+            stages.load(Replies(forged), candidate, task, run, stages.StageLog(), nullcontext)
+        assert raised.value.reason is Reason.PROTOCOL and "malformed" in raised.value.message, forged
+    log = stages.StageLog()
+    stages.load(Replies(m.Loaded(0.1, ("landlock", "seccomp"))), candidate, task, run, log, nullcontext)
+    assert log.compile["isolation"] == ["landlock", "seccomp"] and log.compile["import"]["import_s"] == 0.1
 
 
 def test_a_timing_gets_in_while_a_real_judge_s_long_guarded_work_is_under_way():

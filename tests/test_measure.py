@@ -397,7 +397,7 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
 def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch):
     """`why` names what chose the method: graphs off, slow work, a call that synchronizes with the host (capture
     never tried), a capture that failed. The published schema accepts each."""
-    from kernelbenchx.evaluator.measure import sent_timing
+    from kernelbenchx.evaluator.parent import reported
 
     sets = [((torch.ones(2),), {})]
     quick = timing.Protocol(warmup=1, min_reps=3, max_reps=3, budget_s=5.0)
@@ -416,8 +416,8 @@ def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch)
     seen["capture_failed"] = timing.time_case(lambda x: x + 1, sets, quick)[0]
     for why, stats in seen.items():
         assert stats["why"] == why and stats["method"] in ("eager", "eager_batched"), (why, stats["method"])
-        assert sent_timing.problem(stats) is None
-    assert sent_timing.problem({**seen["slow"], "why": "because"}) is not None
+        assert reported.timing_problem(stats) is None
+    assert reported.timing_problem({**seen["slow"], "why": "because"}) is not None
 
 
 def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu, monkeypatch):
@@ -432,11 +432,11 @@ def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu,
     answers[:] = [True, False, True, False]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
     assert stats["late_samples"] == 2 and stats["count"] == 4 and stats["pad_cycles"] == 4000
-    from kernelbenchx.evaluator.measure import sent_timing  # what a graph timing sends is a well-formed summary
+    from kernelbenchx.evaluator.parent import reported  # what a graph timing sends is a well-formed summary
 
-    assert sent_timing.problem({**stats, "method": "cuda_graph", "why": "captured", "calls_per_sample": 1}) is None
+    assert reported.timing_problem({**stats, "method": "cuda_graph", "why": "captured", "calls_per_sample": 1}) is None
     slow = {**timing.summarize([400.0], "single_call", True, 0.4), "why": "slow_candidate"}  # perf_case.time_slow
-    assert sent_timing.problem(slow) is None
+    assert reported.timing_problem(slow) is None
     assert spins == [1000, 2000, 2000, 4000, 4000, 4000]
     monkeypatch.setattr(timing, "PAD_CYCLES", [timing.PAD_CYCLES_MAX])
     answers[:] = [True, True]
@@ -667,11 +667,26 @@ def test_a_malformed_timing_summary_from_the_candidate_is_a_protocol_breach():
         assert err.value.reason is Reason.PROTOCOL and "phases" in str(err.value), phases
 
 
+def test_a_malformed_observation_is_a_protocol_breach():
+    """An observation whose counts are not counts would slip past the rules (NaN > n is false) or break the
+    parent; any such is PROTOCOL wherever observations are judged."""
+    good = [[torch.ones(4)]]
+    base = perf_reply(good, [torch.ones(4)], candidate=False)
+    fine = observation()
+    forged = [replace(fine, threads_after=float("nan")), replace(fine, launches="3"), replace(fine, ops=[1]),
+              replace(fine, ops={"mm": -1}), replace(fine, observer_intact=1), replace(fine, refused=(5,)),
+              replace(fine, calls=True), replace(fine, new_threads="x"), m.Symbols(())]
+    for obs in forged:
+        with pytest.raises(Rejected) as err:
+            perf_stage.judge_case(GELU, 0, base, perf_reply(good, [torch.ones(4)], obs=obs), lane(), [])
+        assert err.value.reason is Reason.PROTOCOL and "malformed observation" in str(err.value), obs
+
+
 def test_the_protocol_summary_is_a_well_formed_timing(host_clock_gpu):
     """What the timing protocol itself writes passes the candidate-summary check and the published schema."""
-    from kernelbenchx.evaluator.measure import sent_timing
+    from kernelbenchx.evaluator.parent import reported
 
     protocol = timing.Protocol(warmup=1, min_reps=3, max_reps=3, use_graphs=False)
     stats, _ = timing.time_case(lambda x: x + 1, [((torch.ones(2),), {})], protocol)
-    assert sent_timing.problem({**stats, "free_gib": 3.5}) is None
-    assert sent_timing.problem({**stats, "surprise": 1}) is not None
+    assert reported.timing_problem({**stats, "free_gib": 3.5}) is None
+    assert reported.timing_problem({**stats, "surprise": 1}) is not None

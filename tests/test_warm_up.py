@@ -167,6 +167,19 @@ def test_the_parent_records_the_warm_up_and_rejects_tampering() -> None:
     assert raised.value.reason == Reason.PROTOCOL
 
 
+
+def test_a_malformed_warm_up_reply_is_a_protocol_breach() -> None:
+    """The counts and seconds a candidate's process reports go into its record: NaN there is not even JSON."""
+    for forged in (m.Warmed(3, 2, 5, float("nan"), (), observation()), m.Warmed(3, -1, 5, 1.0, (), observation()),
+                   m.Warmed(True, 2, 5, 1.0, (), observation()), m.Warmed(3, 2, "5", 1.0, (), observation()),
+                   m.Warmed(3, 2, 5, 1.0, (7,), observation()), m.Warmed(3, 2, 5, "1", (), observation())):
+        with pytest.raises(Rejected) as raised:
+            warm_up.perf(WarmChild(forged), 60.0)
+        assert raised.value.reason == Reason.PROTOCOL and "malformed" in raised.value.message, forged
+    record = warm_up.perf(WarmChild(m.Warmed(3, 2, 5, 1.0, ("x" * 5000,) * 30, observation())), 60.0)
+    assert len(record["skipped"]) == 20 and all(len(line) == 300 for line in record["skipped"])
+
+
 def stage_rows(task_id: str) -> dict:
     """ExpectedRows as the reference server sends them, without expected outputs (the warm-up needs none)."""
     from kernelbenchx.dataset.cases import build_cases

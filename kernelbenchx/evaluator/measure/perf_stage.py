@@ -25,11 +25,11 @@ from typing import Any, Callable
 from kernelbenchx.dataset.contract import compare
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.measure import roofline, sent_timing
+from kernelbenchx.evaluator.measure import roofline
 from kernelbenchx.evaluator.measure.golden import golden_deviation
 from kernelbenchx.evaluator.measure.perf_case import SLOW_FACTOR, SLOW_METHODS, input_sets, perf_case_count
 from kernelbenchx.evaluator.measure.protocol import Protocol, output_digest
-from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.parent import observations, reported
 from kernelbenchx.evaluator.parent.gpu_guard import Lease
 from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
@@ -189,7 +189,7 @@ def judge_case(task: Task, index: int, base: m.PerfReport, mine: Any, lane: Lane
     where = f"perf case {index}"
     if not isinstance(mine, m.PerfReport):
         raise Rejected(Reason.PERF_EXCEPTION, f"{where}: {describe(mine)}")
-    malformed = sent_timing.problem(mine.timing) or sent_timing.phases_problem(mine.phases)
+    malformed = reported.timing_problem(mine.timing) or reported.phases_problem(mine.phases)
     if malformed:
         raise Rejected(Reason.PROTOCOL, f"{where}: the candidate process sent a malformed timing ({malformed})")
     if tuple(mine.fingerprints) != tuple(base.fingerprints):

@@ -19,7 +19,8 @@ from kernelbenchx.dataset.task import Task
 from kernelbenchx.dataset.views import MALLOC_POISON  # CPU children: fresh allocations hold poison
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
-from kernelbenchx.evaluator.parent import judge, static, warm_up, watch
+from kernelbenchx.evaluator.isolation import LAYERS
+from kernelbenchx.evaluator.parent import judge, reported, static, warm_up, watch
 from kernelbenchx.evaluator.parent.gpu_guard import Lease, TimingLease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
@@ -156,6 +157,10 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
         raise Rejected(Reason.IMPORT_FAILED, f"{error.type}: {error.message}", traceback=error.traceback)
     if not isinstance(reply, m.Loaded):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to load: {type(reply).__name__}")
+    malformed = (reported.seconds_problem("import_s", reply.import_s)
+                 or reported.strings_problem("isolation", reply.isolation, LAYERS))
+    if malformed:
+        raise Rejected(Reason.PROTOCOL, f"the reply to load is malformed ({malformed})")
     log.compile["import"] = {"ok": True, "import_s": round(reply.import_s, 3), **load_phases(opened),
                              **load_phases(reply)}
     log.compile["isolation"] = list(reply.isolation)

@@ -10,6 +10,7 @@ compute); at most HOST_READS_LIMIT scalar reads to the host (a host loop over `.
 from __future__ import annotations
 
 from kernelbenchx.evaluator.messages import Observation
+from kernelbenchx.evaluator.parent import reported
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 # aten overload packets that never compute results: allocation, views, copies, metadata.
@@ -50,6 +51,9 @@ def judge(obs: Observation | None, where: str, empty_output: bool) -> None:
 def judge_tampering(obs: Observation, where: str) -> None:
     """The rules that hold even when the call raised: the observers stayed in place, nothing was refused,
     no thread was started or left behind."""
+    malformed = reported.observation_problem(obs)
+    if malformed:
+        raise Rejected(Reason.PROTOCOL, f"{where}: the candidate process sent a malformed observation ({malformed})")
     if not obs.observer_intact:
         raise Rejected(Reason.OBSERVER_DISABLED, f"{where}: the operator recorder or the launch counter was "
                                                  "removed or replaced during the call")

@@ -16,7 +16,7 @@ import torch
 
 from kernelbenchx.dataset.task import map_tensors
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.parent import observations, reported
 from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
@@ -53,10 +53,15 @@ def perf(child: Child, timeout_s: float) -> dict:
 def record(reply: Any, what: str, started: float) -> dict:
     if not isinstance(reply, m.Warmed):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to the {what}: {type(reply).__name__}")
+    malformed = (reported.counts_problem({"cases": reply.cases, "warmed": reply.warmed, "compiles": reply.compiles})
+                 or reported.seconds_problem("seconds", reply.seconds)
+                 or reported.strings_problem("skipped", reply.skipped))
+    if malformed:
+        raise Rejected(Reason.PROTOCOL, f"the {what} reply is malformed ({malformed})")
     observations.judge_tampering(reply.observation or m.Observation(0, {}, 0, 0, False), what)
     return {"seconds": round(time.perf_counter() - started, 3), "child_s": round(reply.seconds, 3),
             "cases": reply.cases, "warmed": reply.warmed, "compiles": reply.compiles,
-            "skipped": list(reply.skipped)[:20]}
+            "skipped": [line[:300] for line in reply.skipped[:20]]}
 
 
 def layouts(call: dict) -> dict:
