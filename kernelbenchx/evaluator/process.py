@@ -143,7 +143,7 @@ class Child:
         if self.stopped_since is not None:
             seconds, self.stopped_since = time.monotonic() - self.stopped_since, None
             self.stopped_s += seconds
-            self.deadline += seconds
+            self.extend_clock(seconds)
 
     def stopped_for(self) -> float:
         """Seconds the process was kept stopped, the stop in force included."""

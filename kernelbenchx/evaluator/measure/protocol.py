@@ -157,7 +157,7 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
         fn = wrap(fn)
     flush = L2Flusher()
     slow, per_call_ms = warm_up(fn, input_sets, protocol)
-    graphs, why = (None, "slow") if slow else (None, "graphs_off")
+    graphs, why = None, "slow" if slow else "graphs_off"
     if protocol.use_graphs and not slow:
         graphs, why = capture_graphs(fn, input_sets)
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)

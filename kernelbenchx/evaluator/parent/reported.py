@@ -58,8 +58,9 @@ def phases_problem(phases: Any) -> str | None:
     for key, value in phases.items():
         if not isinstance(key, str) or len(key) > 40:
             return f"phases: a key {str(key)[:40]!r}"
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-            return f"phases: {key} is {str(value)[:40]}"
+        problem = seconds_problem(f"phases: {key}", value)
+        if problem:
+            return problem
     return None
 
 
