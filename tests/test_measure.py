@@ -394,6 +394,16 @@ def test_one_slow_call_does_not_make_a_case_slow(host_clock_gpu):
     assert called == [0, 0, 1, 2, 0, 1, 2] and stats["budget_exhausted"] is False  # three warm-ups, three samples
 
 
+def test_eager_batches_are_powers_of_two_that_move_only_with_a_factor_near_two():
+    """Batch sizes come from a host time that varies with load; rounded to powers of two, a 20% change in the
+    call's time leaves most cases batched the same way, and the bounds hold."""
+    protocol = timing.Protocol(batch_ms=1.0, max_batch=64)
+    sizes = {ms: timing.batch_size(ms, protocol) for ms in (0.0001, 0.01, 0.02, 0.03, 0.1, 0.3, 0.6, 1.0, 5.0)}
+    assert sizes == {0.0001: 64, 0.01: 64, 0.02: 32, 0.03: 32, 0.1: 8, 0.3: 2, 0.6: 1, 1.0: 1, 5.0: 1}
+    assert timing.batch_size(0.21, protocol) == timing.batch_size(0.186, protocol) == 4
+    assert timing.batch_size(0.0, replace(protocol, max_batch=48)) == 32
+
+
 def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch):
     """`why` names what chose the method: graphs off, slow work, a call that synchronizes with the host (capture
     never tried), a capture that failed. The published schema accepts each."""

@@ -162,7 +162,7 @@ class Measurement:
         free = free_memory_gib(self.device)
         stats, outputs = timed or timing.time_case(self.fn, [(c.args, c.kwargs) for c in calls], protocol,
                                                    wrap=self.quietly if self.observer is not None else None,
-                                                   quiet_host=self.quiet_host)
+                                                   quiet_host=self.quiet_host, laps=self.phases)
         stats = stats if free is None else {**stats, "free_gib": free}
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs

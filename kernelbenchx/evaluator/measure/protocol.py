@@ -143,10 +143,12 @@ def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protoc
 
 def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protocol: Protocol,
               wrap: Callable[[Callable[..., Any]], Callable[..., Any]] | None = None,
-              quiet_host: Callable[[bool], None] | None = None) -> tuple[dict, list[Any]]:
+              quiet_host: Callable[[bool], None] | None = None,
+              laps: dict[str, float] | None = None) -> tuple[dict, list[Any]]:
     """Time `fn` over rotating input sets. Returns summary statistics and, per input set, the output of its
     last timed call (re-checked by the caller). `wrap` (the candidate's observer) wraps every call the
-    protocol makes: warm-ups, graph captures and eager timed calls.
+    protocol makes: warm-ups, graph captures and eager timed calls. `laps`, when given, gets the seconds of
+    each step (warm_s, capture_s, loop_s): what a timing costs its lane besides its samples.
 
     Methods, in order of preference: `cuda_graph` (one graph per input set, replayed: GPU time of the work,
     no launch overhead); `eager_batched` (work that cannot be captured and is short: k calls back to back
@@ -155,16 +157,19 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     "syncs_host", "capture_failed", "slow" (warm-up calls over the budget), "graphs_off"."""
     if wrap is not None:
         fn = wrap(fn)
+    lap = Laps(laps)
     flush = L2Flusher()
     slow, per_call_ms = warm_up(fn, input_sets, protocol)
+    lap("warm_s")
     graphs, why = None, "slow" if slow else "graphs_off"
     if protocol.use_graphs and not slow:
         graphs, why = capture_graphs(fn, input_sets)
+    lap("capture_s")
     outputs: list[Any] = [graph.outputs for graph in graphs] if graphs else [None] * len(input_sets)
     if graphs is not None:
         runners, method, calls = [graph.replay for graph in graphs], "cuda_graph", 1
     else:
-        calls = max(1, min(protocol.max_batch, int(protocol.batch_ms / max(per_call_ms, 1e-3))))
+        calls = batch_size(per_call_ms, protocol)
 
         def batch(i: int) -> None:
             for j in range(calls):
@@ -182,7 +187,30 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     finally:
         if quiet is not None:
             quiet(False)
+    lap("loop_s")
     return {**stats, "method": method, "why": why, "calls_per_sample": calls}, outputs
+
+
+def batch_size(per_call_ms: float, protocol: Protocol) -> int:
+    """Calls per eager sample: about `batch_ms` of calls, rounded down to a power of two (at most `max_batch`).
+    The call's host time sets it, and that varies with the host's load: rounded, the same case is batched the
+    same way in two runs unless its call time moved by a factor near two (run 32: fused_cholesky_solve case 1
+    was sampled in 2-call batches in one run and 4-call batches in the other, 0.210 vs 0.186 ms)."""
+    fit = max(1, min(protocol.max_batch, int(protocol.batch_ms / max(per_call_ms, 1e-3))))
+    return 1 << (fit.bit_length() - 1)
+
+
+class Laps:
+    """Seconds since the previous lap, recorded under a name into `into` (nothing recorded when it is None)."""
+
+    def __init__(self, into: dict[str, float] | None) -> None:
+        self.into, self.clock = into, time.perf_counter()
+
+    def __call__(self, name: str) -> None:
+        now = time.perf_counter()
+        if self.into is not None:
+            self.into[name] = now - self.clock
+        self.clock = now
 
 
 # Graph samples: the device spins this many cycles before the start event, so that the host has submitted the
