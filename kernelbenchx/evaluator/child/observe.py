@@ -27,6 +27,14 @@ from kernelbenchx.dataset.views import guard_allocation
 SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
                 "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",
                 "torch.Tensor.copy_", "torch.equal", "time.perf_counter")
+# What the harness reads a timed output through: its digest (a held output's, compared with what is fetched
+# later), its sampled values and its fingerprint. A replaced one could hand the harness repaired bytes: a
+# `hashlib.sha256` whose update() rewrites the buffer it is given makes the held copy and its digest agree on
+# an output the timed kernel never produced.
+OUTPUT_SYMBOLS = ("hashlib.sha256", "builtins.memoryview", "torch.Tensor.numpy", "torch.Tensor.cpu",
+                  "torch.Tensor.to", "torch.Tensor.detach", "torch.Tensor.contiguous", "torch.Tensor.reshape",
+                  "torch.Tensor.view", "torch.Tensor.__getitem__", "torch.Tensor.double", "torch.Tensor.sum",
+                  "torch.randint")
 
 
 class OpRecorder(TorchDispatchMode):
@@ -225,8 +233,8 @@ def resolve_symbol(path: str) -> Any:
 
 def symbol_snapshot(extra: dict[str, Any] | None = None) -> dict[str, int]:
     """ids of the functions timing and checking rely on; any change means monkeypatching."""
-    snap = {path: id(resolve_symbol(path)) for path in SYNC_SYMBOLS if torch.cuda.is_available()
-            or not path.startswith("torch.cuda")}
+    snap = {path: id(resolve_symbol(path)) for path in SYNC_SYMBOLS + OUTPUT_SYMBOLS
+            if torch.cuda.is_available() or not path.startswith("torch.cuda")}
     for name, obj in (extra or {}).items():
         snap[name] = id(obj)
         code = getattr(obj, "__code__", None)

@@ -182,7 +182,7 @@ class Measurement:
         return report
 
     def hold(self, output: Any) -> str:
-        self.held[self.req.case] = copy = to_cpu(output)
+        self.held[self.req.case] = copy = timing.host_copy(output)
         return timing.output_digest(copy)
 
     def cost(self, call: Call) -> dict | None:
@@ -199,12 +199,6 @@ def free_memory_gib(device: str) -> float | None:
         return None
     free, _ = torch.cuda.mem_get_info(torch.device(device))
     return round(free / 2 ** 30, 2)
-
-
-def to_cpu(value: Any) -> Any:
-    from kernelbenchx.dataset.task import map_tensors
-
-    return map_tensors(value, lambda t: t.detach().to("cpu", copy=True))
 
 
 def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any,

@@ -26,6 +26,15 @@ from kernelbenchx.dataset.task import iter_tensors
 
 L2_FLUSH_BYTES = 256 << 20
 
+# What the harness reads a timed output through (its digest, its host copy, its sampled values), bound when kbx is
+# imported: in a candidate process, before candidate code runs. A candidate that replaces the public names (a
+# `hashlib.sha256` whose update() rewrites the buffer it is given, a `torch.Tensor.numpy` that returns other bytes)
+# does not change what the harness reads; the symbol snapshot (child/observe.py) reports the replacement too.
+_sha256, _memoryview, _randint = hashlib.sha256, memoryview, torch.randint
+_detach, _to, _contiguous, _reshape, _view, _numpy, _getitem = (
+    torch.Tensor.detach, torch.Tensor.to, torch.Tensor.contiguous, torch.Tensor.reshape, torch.Tensor.view,
+    torch.Tensor.numpy, torch.Tensor.__getitem__)
+
 
 @dataclass(frozen=True)
 class Protocol:
@@ -276,12 +285,19 @@ def output_digest(value: Any) -> str:
     """SHA-256 of every tensor's dtype, shape and bytes, in order: the candidate process digests an output it
     holds back right after timing it, and the parent re-digests what it is sent later, so the output judged is
     the output timed (later candidate code could otherwise repair it in the process's memory)."""
-    digest = hashlib.sha256()
+    digest = _sha256()
     for t in iter_tensors(value):
-        t = t.detach().cpu().contiguous()
+        t = _contiguous(_to(_detach(t), "cpu"))
         digest.update(f"{t.dtype}{tuple(t.shape)};".encode())
-        digest.update(memoryview(t.reshape(-1).view(torch.uint8).numpy()))
+        digest.update(_memoryview(_numpy(_view(_reshape(t, -1), torch.uint8))))
     return digest.hexdigest()
+
+
+def host_copy(value: Any) -> Any:
+    """A copy of every tensor of `value` in host memory (an output held back for a later fetch)."""
+    from kernelbenchx.dataset.task import map_tensors
+
+    return map_tensors(value, lambda t: _to(_detach(t), "cpu", copy=True))
 
 
 def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[torch.Tensor]:
@@ -289,10 +305,10 @@ def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[to
     gen = torch.Generator().manual_seed(positions_seed)
     picked = []
     for t in iter_tensors(value):
-        flat = t.detach().reshape(-1)
+        flat = _reshape(_detach(t), -1)
         if flat.numel() == 0:
-            picked.append(flat.cpu())
+            picked.append(_to(flat, "cpu"))
             continue
-        idx = torch.randint(0, flat.numel(), (min(count, flat.numel()),), generator=gen)
-        picked.append(flat[idx.to(flat.device)].cpu())
+        idx = _randint(0, flat.numel(), (min(count, flat.numel()),), generator=gen)
+        picked.append(_to(_getitem(flat, _to(idx, flat.device)), "cpu"))
     return picked
