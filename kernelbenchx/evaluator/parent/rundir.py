@@ -86,8 +86,8 @@ class RunDir:
         if existing and resume:
             return cls.resumed(path, submission_sha)
         if existing and not overwrite:
-            raise RunDirError(f"{path} already holds a run", hint=f"continue it with --resume, replace it with "
-                              f"--overwrite, or choose another --out")
+            raise RunDirError(f"{path} already holds a run", hint="continue it with --resume, replace it with "
+                              "--overwrite, or choose another --out")
         if resume and not existing:
             raise RunDirError(f"--resume: {path} holds no run to continue", hint="drop --resume to start one")
         make_dir(path)
