@@ -98,7 +98,7 @@ def test_only_eager_sample_loops_ask_for_a_quiet_host(monkeypatch):
         def elapsed_time(self, end):
             return (end.t - self.t) * 1e3
 
-    monkeypatch.setattr(timing.torch.cuda, "Event", Event)
+    monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(Event, lambda: None, lambda cycles: None))
     asked = []
     protocol = timing.Protocol(warmup=1, min_reps=3, max_reps=3, use_graphs=False)
     timing.time_case(lambda x: x + 1, [((1,), {})], protocol, quiet_host=asked.append)

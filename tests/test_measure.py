@@ -329,7 +329,7 @@ class FakeEvent:
 @pytest.fixture
 def host_clock_gpu(monkeypatch):
     """The protocol's GPU calls on the host: events read the host clock, nothing to synchronize or flush."""
-    monkeypatch.setattr(torch.cuda, "Event", FakeEvent)
+    monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(FakeEvent, lambda: None, lambda cycles: None))
     monkeypatch.setattr(torch.cuda, "synchronize", lambda *a, **k: None)
     monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
 
@@ -437,7 +437,7 @@ def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu,
     pad, late samples are kept and counted. Eager loops are neither padded nor watched."""
     answers, spins = [], []
     monkeypatch.setattr(FakeEvent, "query", lambda self: answers.pop(0) if answers else False, raising=False)
-    monkeypatch.setattr(torch.cuda, "_sleep", spins.append)
+    monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(FakeEvent, lambda: None, spins.append))
     monkeypatch.setattr(timing, "PAD_CYCLES", [1000])
     protocol = timing.Protocol(min_reps=4, max_reps=4)
     answers[:] = [True, False, True, False]
@@ -457,6 +457,29 @@ def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu,
     answers[:] = [True] * 4
     assert "late_samples" not in timing.sample_loop([lambda: None], lambda: None, protocol, 1)
     assert len(answers) == 4 and spins == []
+
+
+def test_a_timed_call_that_replaces_the_event_clock_forges_nothing(host_clock_gpu):
+    """An eager sample runs candidate code between its events. A call that replaces the event's elapsed_time for
+    the next read, and is put back by it (so no symbol check sees it), does not change what the protocol reads:
+    its clock was bound before candidate code ran."""
+    original = FakeEvent.elapsed_time
+
+    def forged(self, end):
+        FakeEvent.elapsed_time = original  # one shot: gone before anyone looks
+        return 1e-6
+
+    def call(x):
+        time.sleep(0.005)
+        FakeEvent.elapsed_time = forged
+        return x + 1
+
+    try:
+        stats, _ = timing.time_case(call, [((torch.ones(1),), {})], timing.Protocol(warmup=1, min_reps=3, max_reps=3,
+                                                                                   use_graphs=False))
+    finally:
+        FakeEvent.elapsed_time = original
+    assert stats["method"] == "eager" and stats["min_ms"] >= 4.0
 
 
 def test_a_case_whose_first_call_was_a_one_off_is_warmed_up(host_clock_gpu):

@@ -25,8 +25,9 @@ from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_mod
 from kernelbenchx.dataset.views import guard_allocation
 
 SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda.Event.elapsed_time",
-                "torch.cuda.Event.synchronize", "torch.cuda.current_stream", "torch.Tensor.clone",
-                "torch.Tensor.copy_", "torch.equal", "time.perf_counter")
+                "torch.cuda.Event.synchronize", "torch.cuda.Event.query", "torch.cuda._sleep",
+                "torch.cuda.current_stream", "torch.Tensor.clone", "torch.Tensor.copy_", "torch.Tensor.fill_",
+                "torch.equal", "time.perf_counter")
 # What the harness reads a timed output through: its digest (a held output's, compared with what is fetched
 # later), its sampled values and its fingerprint. A replaced one could hand the harness repaired bytes: a
 # `hashlib.sha256` whose update() rewrites the buffer it is given makes the held copy and its digest agree on

@@ -209,15 +209,17 @@ def time_slow(fn: Callable[..., Any], call: Call, first_s: float, first_out: Any
     if first_s > FIRST_CALL_HOST_S:
         return {**timing.summarize([first_s * 1e3], "first_call_host", True, first_s), "why": "slow_candidate"}, \
             [first_out]
-    started = time.perf_counter()
-    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    begin.record()
+    clock = timing.CLOCK
+    started = clock.now()
+    begin, end = clock.new_event(), clock.new_event()
+    clock.record(begin)
     out = fn(*call.args, **call.kwargs)
-    end.record()
-    torch.cuda.synchronize()
-    if begin.elapsed_time(end) < slow_s * 1e3:
+    clock.record(end)
+    clock.synchronize()
+    elapsed_ms = clock.elapsed_ms(begin, end)
+    if elapsed_ms < slow_s * 1e3:
         return None
-    stats = timing.summarize([begin.elapsed_time(end)], "single_call", True, time.perf_counter() - started)
+    stats = timing.summarize([elapsed_ms], "single_call", True, clock.now() - started)
     return {**stats, "why": "slow_candidate"}, [out]
 
 

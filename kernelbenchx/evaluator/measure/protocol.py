@@ -31,9 +31,33 @@ L2_FLUSH_BYTES = 256 << 20
 # `hashlib.sha256` whose update() rewrites the buffer it is given, a `torch.Tensor.numpy` that returns other bytes)
 # does not change what the harness reads; the symbol snapshot (child/observe.py) reports the replacement too.
 _sha256, _memoryview, _randint = hashlib.sha256, memoryview, torch.randint
-_detach, _to, _contiguous, _reshape, _view, _numpy, _getitem = (
+_detach, _to, _contiguous, _reshape, _view, _numpy, _getitem, _fill = (
     torch.Tensor.detach, torch.Tensor.to, torch.Tensor.contiguous, torch.Tensor.reshape, torch.Tensor.view,
-    torch.Tensor.numpy, torch.Tensor.__getitem__)
+    torch.Tensor.numpy, torch.Tensor.__getitem__, torch.Tensor.fill_)
+
+
+@dataclass(frozen=True)
+class DeviceClock:
+    """The timing primitives a timing calls, bound when kbx is imported (before candidate code runs). An eager
+    sample runs candidate code between its events; a call that replaced `torch.cuda.Event.elapsed_time` and put it
+    back before the symbol check (a one-shot patch re-installed by every call) would otherwise have forged every
+    sample. Tests put a host-clock stand-in in `CLOCK`'s place."""
+
+    new_event: Callable[[], Any]
+    record: Callable[[Any], None]
+    query: Callable[[Any], bool]
+    elapsed_ms: Callable[[Any, Any], float]
+    synchronize: Callable[[], None]
+    spin: Callable[[int], None]
+    now: Callable[[], float] = time.perf_counter
+
+    @classmethod
+    def of(cls, event: type, synchronize: Callable[[], None], spin: Callable[[int], None]) -> DeviceClock:
+        return cls(lambda: event(enable_timing=True), event.record, getattr(event, "query", None),
+                   event.elapsed_time, synchronize, spin)
+
+
+CLOCK = DeviceClock.of(torch.cuda.Event, torch.cuda.synchronize, torch.cuda._sleep)
 
 
 @dataclass(frozen=True)
@@ -81,7 +105,7 @@ class L2Flusher:
         self.buffer = torch.empty(L2_FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
 
     def __call__(self) -> None:
-        self.buffer.fill_(0x5A5A5A5A)
+        _fill(self.buffer, 0x5A5A5A5A)
 
 
 def syncs_host(fn: Callable[..., Any], args: tuple, kwargs: dict) -> bool:
@@ -138,14 +162,15 @@ def warm_up(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], protoc
     The caller's untimed first call does not count, however long it took: it may have been a one-off. NVRTC
     compiling a jiterator kernel on a server's first polygamma made 10-microsecond baselines look slow, and
     they were timed one eager call at a time (run 30, Math/* case 0). A truly slow case costs one more call."""
-    started, fastest = time.perf_counter(), float("inf")
+    clock = CLOCK
+    started, fastest = clock.now(), float("inf")
     for i in range(protocol.warmup):
         args, kwargs = input_sets[i % len(input_sets)]
-        clock = time.perf_counter()
+        called = clock.now()
         fn(*args, **kwargs)
-        torch.cuda.synchronize()
-        fastest = min(fastest, (time.perf_counter() - clock) * 1e3)
-        if time.perf_counter() - started > protocol.budget_s:
+        clock.synchronize()
+        fastest = min(fastest, (clock.now() - called) * 1e3)
+        if clock.now() - started > protocol.budget_s:
             return True, fastest
     return False, fastest
 
@@ -240,34 +265,34 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
     doubled, up to PAD_CYCLES_MAX; past that, such samples are kept and counted in `late_samples`. Run 31 (two
     H200s under gVisor, where driver calls are slow) had the flush alone outlasted by the submission in 700 of
     802 timings, which timed ~6-microsecond kernels at up to 27."""
-    samples: list[float] = []
-    started, exhausted, late = time.perf_counter(), False, 0
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    clock, samples = CLOCK, []
+    started, exhausted, late = clock.now(), False, 0
+    start, end = clock.new_event(), clock.new_event()
     while True:
         run = runners[len(samples) % len(runners)]
         flush()
         if watch_late:
-            torch.cuda._sleep(PAD_CYCLES[0])
-        start.record()
+            clock.spin(PAD_CYCLES[0])
+        clock.record(start)
         run()
-        end.record()
-        was_late = watch_late and start.query()
-        torch.cuda.synchronize()
+        clock.record(end)
+        was_late = watch_late and clock.query(start)
+        clock.synchronize()
         if was_late:
             late += 1
             if PAD_CYCLES[0] < PAD_CYCLES_MAX:
                 PAD_CYCLES[0] *= 2
                 continue
-        samples.append(start.elapsed_time(end) / calls)
+        samples.append(clock.elapsed_ms(start, end) / calls)
         if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
             break
         if len(samples) >= protocol.max_reps:
             break
         # every input set is timed at least once, even past the budget: the caller re-checks each set's output
-        if time.perf_counter() - started > protocol.budget_s and len(samples) >= len(runners):
+        if clock.now() - started > protocol.budget_s and len(samples) >= len(runners):
             exhausted = True
             break
-    stats = summarize(samples, "", exhausted, time.perf_counter() - started)
+    stats = summarize(samples, "", exhausted, clock.now() - started)
     stats["event_total_ms"] = sum(samples) * calls
     return {**stats, "late_samples": late, "pad_cycles": PAD_CYCLES[0]} if watch_late else stats
 
