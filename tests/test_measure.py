@@ -431,6 +431,22 @@ def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch)
     assert reported.timing_problem({**seen["slow"], "why": "because"}) is not None
 
 
+def test_each_input_set_keeps_its_own_median(host_clock_gpu):
+    """One set of buffers can time apart from the others of its shape (run 33: 11% in some processes); the
+    summary keeps each set's median in set order, and the published schema takes it (NaN in it does not pass)."""
+    from kernelbenchx.evaluator.parent import reported
+
+    runners = [lambda s=s: time.sleep(s) for s in (0.004, 0.012, 0.004)]
+    stats = timing.sample_loop(runners, lambda: None, timing.Protocol(min_reps=6, max_reps=6), 1)
+    fast, slow, again = stats["set_medians_ms"]
+    assert slow > 2 * max(fast, again) and stats["count"] == 6
+    summary = {**stats, "method": "eager", "why": "graphs_off", "calls_per_sample": 1}
+    assert reported.timing_problem(summary) is None
+    assert "set_medians_ms holds nan" in reported.timing_problem({**summary, "set_medians_ms": [1.0, float("nan")]})
+    assert "set_medians_ms" not in timing.sample_loop(runners[:1], lambda: None, timing.Protocol(min_reps=3,
+                                                                                                 max_reps=3), 1)
+
+
 def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu, monkeypatch):
     """A replay submitted after the device had passed the start event may time host time: the sample is dropped
     and the device's spin before the start event doubled, until the submission fits inside it; at the largest

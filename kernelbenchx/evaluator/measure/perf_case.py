@@ -165,7 +165,10 @@ class Measurement:
                                                    quiet_host=self.quiet_host, laps=self.phases)
         stats = stats if free is None else {**stats, "free_gib": free}
         samples = tuple(timing.sample_values(out, req.positions_seed) for out in outputs)
+        held = time.perf_counter()
         digest = self.hold(outputs[0]) if req.full_output else None  # before any more candidate code runs
+        if req.full_output:
+            self.phases["hold_s"] = time.perf_counter() - held  # inside timing_s: the host copy and its digest
         self.lap("timing_s")
         recheck = None
         if not slow and req.recheck:

@@ -257,7 +257,8 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
                 calls: int, watch_late: bool = False) -> dict:
     """Repeat timed samples (L2 flushed before each) until the median's CI meets the target or the budget is
     spent (but not before every runner has run once); each sample is the events' interval divided by the calls
-    it covered.
+    it covered. With several runners (input sets), each one's median is kept too (`set_medians_ms`): one set of
+    buffers can read 11% slower than the others of the same shape in some processes (run 33).
 
     Graph replays (`watch_late`) are padded: the device spins PAD_CYCLES before the start event, so it does not
     reach the event before the host has submitted the replay and the end event. A sample where it did (the
@@ -265,7 +266,7 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
     doubled, up to PAD_CYCLES_MAX; past that, such samples are kept and counted in `late_samples`. Run 31 (two
     H200s under gVisor, where driver calls are slow) had the flush alone outlasted by the submission in 700 of
     802 timings, which timed ~6-microsecond kernels at up to 27."""
-    clock, samples = CLOCK, []
+    clock, samples, by_set = CLOCK, [], [[] for _ in runners]
     started, exhausted, late = clock.now(), False, 0
     start, end = clock.new_event(), clock.new_event()
     while True:
@@ -284,6 +285,7 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
                 PAD_CYCLES[0] *= 2
                 continue
         samples.append(clock.elapsed_ms(start, end) / calls)
+        by_set[(len(samples) - 1) % len(runners)].append(samples[-1])
         if len(samples) >= protocol.min_reps and median_ci(samples)[1] <= protocol.target_rel_ci:
             break
         if len(samples) >= protocol.max_reps:
@@ -294,6 +296,8 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
             break
     stats = summarize(samples, "", exhausted, clock.now() - started)
     stats["event_total_ms"] = sum(samples) * calls
+    if len(runners) > 1:
+        stats["set_medians_ms"] = [statistics.median(xs) for xs in by_set if xs]
     return {**stats, "late_samples": late, "pad_cycles": PAD_CYCLES[0]} if watch_late else stats
 
 

@@ -39,8 +39,9 @@ def timing_problem(timing: Any) -> str | None:
     if missing:
         return f"no {', '.join(missing)}"
     for key, value in timing.items():
-        if isinstance(value, float) and not math.isfinite(value):
-            return f"{str(key)[:40]} is {value}"
+        for item in value if isinstance(value, list) else (value,):  # NaN passes the schema's number type
+            if isinstance(item, float) and not math.isfinite(item):
+                return f"{str(key)[:40]} is {item}" if item is value else f"{str(key)[:40]} holds {item}"
     errors = sorted(validator().iter_errors(timing), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         where = "/".join(map(str, errors[0].absolute_path)) or "(summary)"
