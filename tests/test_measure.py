@@ -744,15 +744,15 @@ def test_the_protocol_summary_is_a_well_formed_timing(host_clock_gpu):
 
 def test_what_reads_a_timed_output_ignores_replaced_public_names(monkeypatch):
     """A candidate that replaces `hashlib.sha256` (an update() that rewrites the buffer it is given) or
-    `torch.Tensor.numpy` / `.to` / `__getitem__` changes neither the digest, the host copy nor the sampled values
-    the harness reads; the symbol snapshot names each replacement."""
+    `torch.Tensor.numpy` / `.to` / `__getitem__` / `.sum` changes neither the digest, the host copy, the sampled
+    values nor the fingerprint the harness reads; the symbol snapshot names each replacement."""
     import hashlib
 
     from kernelbenchx.evaluator.child import observe
 
     out = (torch.arange(64, dtype=torch.float32).reshape(8, 8), torch.ones(3, dtype=torch.int64))
     digest, copy, sampled = timing.output_digest(out), timing.host_copy(out), timing.sample_values(out, 7, 16)
-    raw = out[0].clone()
+    fingerprint, raw = timing.fingerprint(out), out[0].clone()
     before = observe.symbol_snapshot()
     real = hashlib.sha256
 
@@ -773,9 +773,11 @@ def test_what_reads_a_timed_output_ignores_replaced_public_names(monkeypatch):
     monkeypatch.setattr(torch.Tensor, "numpy", lambda self, *a, **k: np.zeros(1, dtype=np.uint8))
     monkeypatch.setattr(torch.Tensor, "to", lambda self, *a, **k: torch.zeros_like(self))
     monkeypatch.setattr(torch.Tensor, "__getitem__", lambda self, idx: torch.zeros(1))
-    assert timing.output_digest(out) == digest
+    monkeypatch.setattr(torch.Tensor, "sum", lambda self, *a, **k: torch.zeros(()))
+    assert timing.output_digest(out) == digest and timing.fingerprint(out) == fingerprint
     assert all(torch.equal(a, b) for a, b in zip(timing.host_copy(out), copy))
     assert all(torch.equal(a, b) for a, b in zip(timing.sample_values(out, 7, 16), sampled))
     assert torch.equal(out[0], raw)  # nothing rewritten in place
     changed = observe.changed_symbols(before)
-    assert {"hashlib.sha256", "torch.Tensor.numpy", "torch.Tensor.to", "torch.Tensor.__getitem__"} <= set(changed)
+    assert {"hashlib.sha256", "torch.Tensor.numpy", "torch.Tensor.to", "torch.Tensor.__getitem__",
+            "torch.Tensor.sum"} <= set(changed)

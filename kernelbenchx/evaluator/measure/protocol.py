@@ -26,14 +26,15 @@ from kernelbenchx.dataset.task import iter_tensors
 
 L2_FLUSH_BYTES = 256 << 20
 
-# What the harness reads a timed output through (its digest, its host copy, its sampled values), bound when kbx is
-# imported: in a candidate process, before candidate code runs. A candidate that replaces the public names (a
+# What the harness reads a timed output through (its digest, its host copy, its sampled values; the inputs'
+# fingerprints too), bound when kbx is imported: in a candidate process, before candidate code runs. A candidate that replaces the public names (a
 # `hashlib.sha256` whose update() rewrites the buffer it is given, a `torch.Tensor.numpy` that returns other bytes)
 # does not change what the harness reads; the symbol snapshot (child/observe.py) reports the replacement too.
-_sha256, _memoryview, _randint = hashlib.sha256, memoryview, torch.randint
-_detach, _to, _contiguous, _reshape, _view, _numpy, _getitem, _fill = (
+_sha256, _memoryview, _randint, _view_as_real = hashlib.sha256, memoryview, torch.randint, torch.view_as_real
+_detach, _to, _contiguous, _reshape, _view, _numpy, _getitem, _fill, _double, _sum, _mul = (
     torch.Tensor.detach, torch.Tensor.to, torch.Tensor.contiguous, torch.Tensor.reshape, torch.Tensor.view,
-    torch.Tensor.numpy, torch.Tensor.__getitem__, torch.Tensor.fill_)
+    torch.Tensor.numpy, torch.Tensor.__getitem__, torch.Tensor.fill_, torch.Tensor.double, torch.Tensor.sum,
+    torch.Tensor.mul)
 
 
 @dataclass(frozen=True)
@@ -305,8 +306,8 @@ def fingerprint(value: Any) -> list[float]:
     """Cheap content summary of tensors (sum and sum of squares in fp64) to compare input sets across processes."""
     out = []
     for t in iter_tensors(value):
-        d = t.detach().double() if not t.is_complex() else torch.view_as_real(t.detach()).double()
-        out += [float(d.sum()), float((d * d).sum())]
+        d = _double(_detach(t) if not t.is_complex() else _view_as_real(_detach(t)))
+        out += [float(_sum(d)), float(_sum(_mul(d, d)))]
     return out
 
 
