@@ -4,7 +4,9 @@
 
 Lane = the GPU's timing lane (`perf.seconds` held, `lane_wait_s + lane_rewait_s` queued); guard = the GPU's
 shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane);
-correct_warm = the correctness warm-up (right after the import).
+correct_warm = the correctness warm-up (right after the import). `lane_phases`: the lane's work inside the
+candidate's and the baseline's processes, per phase (`phases_s`: build, first call, compile, timing and its
+warm-up, capture, sample loop and held-output steps, recheck).
 """
 
 from __future__ import annotations
@@ -42,10 +44,22 @@ def breakdown(run_dir: Path) -> dict:
                                          for case in perf.get("cases", []))
         totals["judge"] += perf.get("judge_s") or 0
     elapsed = [r["elapsed_s"] for r in records]
+    phases = lane_phases(records)
     return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
-            **{k: round(v, 1) for k, v in totals.items()}}
+            **{k: round(v, 1) for k, v in totals.items()}, "lane_phases": phases}
+
+
+def lane_phases(records: list[dict]) -> dict[str, dict[str, float]]:
+    """Seconds per phase summed over every perf case, for the candidate's process and the baseline's."""
+    sums: dict[str, dict[str, float]] = {"candidate": {}, "baseline": {}}
+    for record in records:
+        for case in record["stages"].get("perf", {}).get("cases", []):
+            for side, phases in case.get("phases_s", {}).items():
+                for name, seconds in phases.items():
+                    sums[side][name] = sums[side].get(name, 0.0) + seconds
+    return {side: {name: round(seconds, 1) for name, seconds in sorted(part.items())} for side, part in sums.items()}
 
 
 if __name__ == "__main__":

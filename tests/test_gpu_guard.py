@@ -474,6 +474,24 @@ def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
     assert got["timings"] == 1 and 0.1 <= got["timing waits for: load"] <= 0.35 and got["lane held"] >= 0.09
 
 
+def test_the_run_breakdown_sums_each_lane_phase_per_side():
+    """benchmarks/run_breakdown.py: the lane's seconds per phase, summed over every perf case of every record, for
+    the candidate's process and the baseline's (what run 33's table in docs/performance.md was made from)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "run_breakdown.py"
+    spec = importlib.util.spec_from_file_location("run_breakdown", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    case = lambda cand, base: {"phases_s": {"candidate": cand, "baseline": base}}  # noqa: E731
+    records = [{"stages": {"perf": {"cases": [case({"timing_s": 1.0, "hold_s": 0.3}, {"timing_s": 0.5}),
+                                              case({"timing_s": 2.0}, {"timing_s": 0.5, "loop_s": 0.4})]}}},
+               {"stages": {"correct": {}}}]  # rejected before its perf stage
+    assert tool.lane_phases(records) == {"candidate": {"hold_s": 0.3, "timing_s": 3.0},
+                                         "baseline": {"loop_s": 0.4, "timing_s": 1.0}}
+
+
 def test_a_lane_is_prepared_in_the_background_before_its_first_timing():
     """Run start prepares each GPU's lane (process start, CUDA): its first timing does not pay for it while
     holding the GPU alone. A real server process (on the CPU there is no CUDA to start)."""
