@@ -88,17 +88,9 @@ def test_only_eager_sample_loops_ask_for_a_quiet_host(monkeypatch):
     monkeypatch.setattr(timing.torch.cuda, "synchronize", lambda *a, **k: None)
     monkeypatch.setattr(timing, "L2Flusher", lambda: (lambda: None))
 
-    class Event:
-        def __init__(self, enable_timing=False):
-            self.t = 0.0
+    from tests.test_measure import FakeEvent
 
-        def record(self):
-            self.t = time.perf_counter()
-
-        def elapsed_time(self, end):
-            return (end.t - self.t) * 1e3
-
-    monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(Event, lambda: None, lambda cycles: None))
+    monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(FakeEvent, lambda: None, lambda cycles: None))
     asked = []
     protocol = timing.Protocol(warmup=1, min_reps=3, max_reps=3, use_graphs=False)
     timing.time_case(lambda x: x + 1, [((1,), {})], protocol, quiet_host=asked.append)

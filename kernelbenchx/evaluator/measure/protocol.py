@@ -27,9 +27,10 @@ from kernelbenchx.dataset.task import iter_tensors
 L2_FLUSH_BYTES = 256 << 20
 
 # What the harness reads a timed output through (its digest, its host copy, its sampled values; the inputs'
-# fingerprints too), bound when kbx is imported: in a candidate process, before candidate code runs. A candidate that replaces the public names (a
-# `hashlib.sha256` whose update() rewrites the buffer it is given, a `torch.Tensor.numpy` that returns other bytes)
-# does not change what the harness reads; the symbol snapshot (child/observe.py) reports the replacement too.
+# fingerprints too), bound when kbx is imported: in a candidate process, before candidate code runs. A candidate
+# that replaces the public names (a `hashlib.sha256` whose update() rewrites the buffer it is given, a
+# `torch.Tensor.numpy` that returns other bytes) does not change what the harness reads; the symbol snapshot
+# (child/observe.py OUTPUT_SYMBOLS, which names the same functions) reports the replacement too.
 _sha256, _memoryview, _randint, _view_as_real = hashlib.sha256, memoryview, torch.randint, torch.view_as_real
 _detach, _to, _contiguous, _reshape, _view, _numpy, _getitem, _fill, _double, _sum, _mul = (
     torch.Tensor.detach, torch.Tensor.to, torch.Tensor.contiguous, torch.Tensor.reshape, torch.Tensor.view,
@@ -54,8 +55,8 @@ class DeviceClock:
 
     @classmethod
     def of(cls, event: type, synchronize: Callable[[], None], spin: Callable[[int], None]) -> DeviceClock:
-        return cls(lambda: event(enable_timing=True), event.record, getattr(event, "query", None),
-                   event.elapsed_time, synchronize, spin)
+        return cls(lambda: event(enable_timing=True), event.record, event.query, event.elapsed_time, synchronize,
+                   spin)
 
 
 CLOCK = DeviceClock.of(torch.cuda.Event, torch.cuda.synchronize, torch.cuda._sleep)
