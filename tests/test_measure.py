@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from kernelbenchx.dataset.registry import get_task
+from kernelbenchx.dataset.registry import all_tasks, get_task
 from kernelbenchx.evaluator import messages as m
-from kernelbenchx.evaluator.measure import perf_stage, roofline
+from kernelbenchx.evaluator.measure import perf_case, perf_stage, roofline
 from kernelbenchx.evaluator.measure import protocol as timing
 from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard
 from kernelbenchx.evaluator.process import ChildFailed
@@ -784,3 +784,52 @@ def test_what_reads_a_timed_output_ignores_replaced_public_names(monkeypatch):
     changed = observe.changed_symbols(before)
     assert {"hashlib.sha256", "torch.Tensor.numpy", "torch.Tensor.to", "torch.Tensor.__getitem__",
             "torch.Tensor.sum"} <= set(changed)
+
+
+def test_a_held_output_goes_into_the_staged_buffer_of_its_shape_and_dtype(monkeypatch):
+    """host_copy fills a staged buffer of the tensor's shape and dtype (through the bound copy, whatever
+    `Tensor.copy_` is now), allocates for a tensor with none, and never copies into a tensor subclass (its own
+    code would run in the copy); the digest of the copy is the digest of the output."""
+    out = (torch.arange(6, dtype=torch.float32).reshape(2, 3), torch.ones(4, dtype=torch.int64))
+
+    class Sly(torch.Tensor):
+        pass
+
+    float_buf, sly = torch.empty(2, 3), torch.empty(4, dtype=torch.int64).as_subclass(Sly)
+    monkeypatch.setattr(torch.Tensor, "copy_", lambda self, src, *a, **k: self.zero_())
+    copy = timing.host_copy(out, [torch.empty(3, 2), sly, float_buf])
+    assert copy[0] is float_buf and torch.equal(float_buf, out[0])
+    assert type(copy[1]) is torch.Tensor and copy[1] is not sly and torch.equal(copy[1], out[1])
+    assert timing.output_digest(copy) == timing.output_digest(out)
+
+
+def test_host_buffers_keep_to_their_budget_and_give_up_without_page_locked_memory(monkeypatch):
+    layouts = [((4, 4), torch.float32), ((1000,), torch.float64), ((2,), torch.int8)]
+    made: list = []
+    monkeypatch.setattr(timing, "_empty",
+                        lambda shape, dtype, pin_memory: made.append(shape) or torch.empty(shape, dtype=dtype))
+    budget = [100]
+    assert [tuple(b.shape) for b in timing.host_buffers(layouts, budget)] == [(4, 4), (2,)]
+    assert budget == [100 - 64 - 2]
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend")
+
+    monkeypatch.setattr(timing, "_empty", refuse)
+    assert timing.host_buffers(layouts, [1 << 30]) == []
+
+
+def test_output_layouts_are_the_timed_calls_outputs_on_fake_tensors():
+    """The reference's output per perf case, with the mutated arguments a mutating task's timed call returns
+    too; None where the reference cannot run on fake tensors."""
+    from kernelbenchx.dataset.registry import get_task
+
+    task = get_task("Math/reciprocal")
+    for index in range(perf_case.perf_case_count(task)):
+        call = perf_case.build_case(task, index, 0, "cpu")[1]
+        assert perf_case.output_layouts(task, index, "cpu") == [(tuple(call.args[0].shape), call.args[0].dtype)]
+    mutating = next(t for t in all_tasks().values() if t.contract.mutates)
+    layouts = perf_case.output_layouts(mutating, 0, "cpu")
+    assert layouts is not None and len(layouts) == 1 + len(mutating.contract.mutates)
+    data_dependent = replace(task, reference=lambda x: x[: int(x.sum().item() > 0)])
+    assert perf_case.output_layouts(data_dependent, 0, "cpu") is None

@@ -214,6 +214,14 @@ class WarmPerf:
     launch, calling the entry on fake tensors (child/warm.py). Only the observation's tampering rules can
     decide a verdict from it."""
 
+    hold: bool = False  # the perf outputs will be held (TimeCase.full_output): stage host buffers for them now
+
+
+@message
+class WarmBuild:
+    """Parent → candidate process, after WarmPerf, with the GPU's shared guard held: build perf case 0's inputs
+    once and drop them, so the input generator's kernels are loaded before the lane (Warmed replies)."""
+
 
 @message
 class WarmCases:

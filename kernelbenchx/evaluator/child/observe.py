@@ -35,7 +35,7 @@ SYNC_SYMBOLS = ("torch.cuda.synchronize", "torch.cuda.Event.record", "torch.cuda
 OUTPUT_SYMBOLS = ("hashlib.sha256", "builtins.memoryview", "torch.Tensor.numpy", "torch.Tensor.to",
                   "torch.Tensor.detach", "torch.Tensor.contiguous", "torch.Tensor.reshape", "torch.Tensor.view",
                   "torch.Tensor.__getitem__", "torch.Tensor.double", "torch.Tensor.sum", "torch.Tensor.mul",
-                  "torch.randint", "torch.view_as_real")
+                  "torch.randint", "torch.view_as_real", "torch.empty", "torch.Tensor.copy_")
 
 
 class OpRecorder(TorchDispatchMode):

@@ -16,7 +16,7 @@ from typing import Any, Callable, Protocol as TypingProtocol
 
 import torch
 
-from kernelbenchx.dataset.task import Call, Task
+from kernelbenchx.dataset.task import Call, Task, iter_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import protocol as timing
 
@@ -64,11 +64,29 @@ def input_sets(task: Task, index: int, most: int) -> int:
     in INPUT_SETS_BYTES (counted on fake tensors). Rotating buffers matters for inputs that fit in L2; a case
     of several GiB per set gains nothing from it, and three sets of 8 GiB (with the output) ran an 80 GB H100
     out of memory beside the run's other processes."""
+    return max(1, min(most, INPUT_SETS_BYTES // max(1, case_bytes(task, index))))
+
+
+def case_bytes(task: Task, index: int) -> int:
+    """The bytes of one input set of perf case `index` (counted on fake tensors: nothing is allocated)."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     with FakeTensorMode(allow_non_fake_inputs=True):
-        size = sum(t.numel() * t.element_size() for t in build_case(task, index, 0, "cpu")[1].tensors())
-    return max(1, min(most, INPUT_SETS_BYTES // max(1, size)))
+        return sum(t.numel() * t.element_size() for t in build_case(task, index, 0, "cpu")[1].tensors())
+
+
+def output_layouts(task: Task, index: int, device: str) -> list[tuple[tuple[int, ...], torch.dtype]] | None:
+    """Shapes and dtypes of what a timed call of perf case `index` returns (the reference's output on fake
+    tensors, with the mutated arguments as `copying` adds them); None where the reference cannot run on fakes."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    fn = copying(task.reference, task.contract.mutates) if task.contract.mutates else task.reference
+    try:
+        with FakeTensorMode(allow_non_fake_inputs=True):
+            call = build_case(task, index, 0, device)[1]
+            return [(tuple(t.shape), t.dtype) for t in iter_tensors(fn(*call.args, **call.kwargs))]
+    except Exception:  # data-dependent shapes (nonzero, masked_select): the held copy allocates as before
+        return None
 
 
 def build_case(task: Task, index: int, seed: int, device: str) -> tuple[str, Call]:
@@ -89,16 +107,18 @@ def merge(observations: list[m.Observation]) -> m.Observation:
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
                  observer: Observer | None = None, held: dict[int, Any] | None = None,
-                 quiet_host: Callable[[bool], None] | None = None) -> m.PerfReport | m.Failed:
+                 quiet_host: Callable[[bool], None] | None = None,
+                 staged: list[torch.Tensor] = ()) -> m.PerfReport | m.Failed:
     """Build the case's input sets, check one untimed call, time, and sample outputs for the re-check. With
-    `req.full_output`, input set 0's output is copied to the host into `held[req.case]` and only its digest
-    is reported: the parent fetches it after the lane is given back (FetchOutput)."""
+    `req.full_output`, input set 0's output is copied to the host into `held[req.case]` (into the `staged`
+    buffers where they fit) and only its digest is reported: the parent fetches it after the lane is given back
+    (FetchOutput)."""
     if req.cpus:
         import os
 
         os.sched_setaffinity(0, set(req.cpus))
     try:
-        return Measurement(req, task, fn, device, observer, held, quiet_host).run()
+        return Measurement(req, task, fn, device, observer, held, quiet_host, staged).run()
     except torch.cuda.OutOfMemoryError as exc:
         torch.cuda.empty_cache()
         return m.Failed(m.ErrorInfo("OutOfMemoryError", str(exc)[:500]))
@@ -109,9 +129,9 @@ def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: st
 class Measurement:
     def __init__(self, req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,
                  observer: Observer | None, held: dict[int, Any] | None = None,
-                 quiet_host: Callable[[bool], None] | None = None) -> None:
+                 quiet_host: Callable[[bool], None] | None = None, staged: list[torch.Tensor] = ()) -> None:
         self.req, self.task, self.device, self.observer = req, task, device, observer
-        self.quiet_host = quiet_host
+        self.quiet_host, self.staged = quiet_host, staged
         self.held = held if held is not None else {}
         self.fn = copying(fn, task.contract.mutates) if task.contract.mutates else fn
         self.observations: list[m.Observation] = []
@@ -185,7 +205,7 @@ class Measurement:
         """Keep a host copy of `output` for FetchOutput and return its digest; the seconds go to phase hold_s
         (inside timing_s)."""
         started = time.perf_counter()
-        self.held[self.req.case] = copy = timing.host_copy(output)
+        self.held[self.req.case] = copy = timing.host_copy(output, self.staged)
         digest = timing.output_digest(copy)
         self.phases["hold_s"] = time.perf_counter() - started
         return digest

@@ -10,7 +10,7 @@ verdict of correctness or speed; only the tampering rules apply to what its call
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable, ContextManager
 
 import torch
 
@@ -35,19 +35,36 @@ def correctness(child: Child, stages: dict) -> dict:
     return record(child.call(m.WarmCases(tuple(calls.values()))), "correctness warm-up", started)
 
 
-def perf(child: Child, timeout_s: float) -> dict:
-    """Warm the kernels of the perf cases, before the candidate queues for the lane. Returns the record's
-    `perf.warm`; raises Rejected for tampering, or when it did not finish in `timeout_s`."""
+def perf(child: Child, timeout_s: float, hold: bool = False) -> dict:
+    """Warm the kernels of the perf cases, before the candidate queues for the lane (with `hold`, the process also
+    stages host buffers for the outputs it will hold). Returns the record's `perf.warm`; raises Rejected for
+    tampering, or when it did not finish in `timeout_s`."""
     child.restart_clock(timeout_s)
     started = time.perf_counter()
     try:
-        reply = child.call(m.WarmPerf())
+        reply = child.call(m.WarmPerf(hold))
     except ChildFailed as failed:
         if failed.kind != "timeout":
             raise
         raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but compiling the kernels of its perf cases "
                                             f"(on fake inputs, before timing) did not finish in {timeout_s:.0f} s")
     return record(reply, "perf warm-up", started)
+
+
+def build(child: Child, shared: Callable[[], ContextManager], timeout_s: float) -> float:
+    """Have the candidate process build its first perf case's inputs once under the GPU's shared guard (they run
+    kernels), so that loading the generator's kernels is not the lane's time. Returns the seconds it took. An
+    error is left to the lane's own build of the case, which decides; a hang is the candidate's."""
+    started = time.perf_counter()
+    try:
+        with shared():
+            child.call(m.WarmBuild(), timeout=timeout_s)
+    except ChildFailed as failed:
+        if failed.kind != "timeout":
+            raise
+        raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but building its first perf case's inputs "
+                                            f"(before timing) did not finish in {timeout_s:.0f} s")
+    return round(time.perf_counter() - started, 3)
 
 
 def record(reply: Any, what: str, started: float) -> dict:
