@@ -19,15 +19,16 @@ from pathlib import Path
 
 def breakdown(run_dir: Path) -> dict:
     records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
-    totals = dict.fromkeys(("device_open", "process_start", "reference_wait", "correct_warm", "correct_warm_compiles", "case_work",
-                            "correctness_compiles", "guard_wait",
-                            "warm", "warm_compiles", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
+    totals = dict.fromkeys(("device_open", "process_start", "reference_wait", "correct_slot_wait", "correct_warm",
+                            "correct_warm_compiles", "case_work", "correctness_compiles", "guard_wait", "warm",
+                            "warm_compiles", "perf_build", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
     for record in records:
         stages = record["stages"]
         correct, perf = stages.get("correct", {}), stages.get("perf", {})
         totals["device_open"] += stages.get("compile", {}).get("device_open_s") or 0
         totals["process_start"] += stages.get("compile", {}).get("process_start_s") or 0
         totals["reference_wait"] += correct.get("reference_wait_s") or 0
+        totals["correct_slot_wait"] += (correct.get("warm") or {}).get("slot_wait_s", 0)
         totals["correct_warm"] += (correct.get("warm") or {}).get("seconds", 0)
         totals["correct_warm_compiles"] += (correct.get("warm") or {}).get("compiles", 0)
         for stage in ("stage1", "stage2"):
@@ -38,6 +39,7 @@ def breakdown(run_dir: Path) -> dict:
         warm = perf.get("warm") or {}
         totals["warm"] += warm.get("seconds", 0)
         totals["warm_compiles"] += warm.get("compiles", 0)
+        totals["perf_build"] += warm.get("build_s", 0)
         totals["lane_wait"] += (perf.get("lane_wait_s") or 0) + (perf.get("lane_rewait_s") or 0)
         totals["lane_held"] += perf.get("seconds") or 0
         totals["compile_in_lane"] += sum(case.get("phases_s", {}).get("candidate", {}).get("compile_s", 0)

@@ -79,3 +79,49 @@ def test_automatic_workers_scale_with_the_gpus_used_and_the_cores(monkeypatch):
     assert RunConfig(device="cpu").resolved_workers() == 2
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert RunConfig().resolved_workers() == 2
+
+
+def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_for_long(monkeypatch):
+    """Automatic slots: the cores over each warm-up's compile threads. A candidate without a slot waits for one;
+    past COMPILE_SLOT_WAIT_S it compiles without one (and gives back nothing it did not take)."""
+    import os
+    import threading
+    import time
+
+    import pytest
+
+    from kernelbenchx.errors import UsageError
+    from kernelbenchx.evaluator.parent import context
+    from kernelbenchx.evaluator.parent.context import CompileSlots, RunConfig
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    assert RunConfig().resolved_compile_slots() == 4 and RunConfig(compile_threads=1).resolved_compile_slots() == 16
+    assert RunConfig(compile_slots=2).resolved_compile_slots() == 2
+    with pytest.raises(UsageError):
+        RunConfig(compile_slots=-1).resolved_compile_slots()
+
+    slots, order = CompileSlots(1), []
+    first_in, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        with slots.slot() as waited:
+            order.append(("first", waited))
+            first_in.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=first)
+    holder.start()
+    first_in.wait(5)
+    threading.Timer(0.3, release.set).start()
+    with slots.slot() as waited:
+        order.append(("second", waited))
+    holder.join()
+    assert order[0] == ("first", 0.0) and order[1][0] == "second" and order[1][1] >= 0.25
+
+    monkeypatch.setattr(context, "COMPILE_SLOT_WAIT_S", 0.1)
+    with slots.slot():
+        started = time.perf_counter()
+        with slots.slot() as waited:  # none free: compiles without one after the wait
+            assert 0.09 <= waited and time.perf_counter() - started < 1
+    with slots.slot() as waited, slots.slot() as then:  # the slot-less one gave nothing back: still one slot
+        assert waited < 0.05 and then >= 0.09

@@ -92,8 +92,11 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
             watch.at("load")
             load(child, candidate, task, run, log, run.shared(gpu))
             if run.config.warm_up and not run.on_cpu:
-                watch.at("correctness warm-up")
-                log.correct["warm"] = warm_up.correctness(child, expected)
+                watch.at("correctness warm-up (queued)")
+                with run.compile_slots.slot() as waited:
+                    child.extend_clock(waited)  # queueing behind other candidates' compiles is not its time
+                    watch.at("correctness warm-up")
+                    log.correct["warm"] = {**warm_up.correctness(child, expected), "slot_wait_s": waited}
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 watch.at(stage)

@@ -6,6 +6,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, ContextManager
@@ -53,6 +56,7 @@ class RunConfig:
     perf: bool = True
     warm_up: bool = True  # compile the correctness and perf cases' kernels on fake inputs first (parent/warm_up.py)
     compile_threads: int = COMPILE_THREADS  # the correctness warm-up's compiles side by side (child/compile_threads.py)
+    compile_slots: int = 0  # candidates compiling their correctness kernels at once (0: cores // compile_threads)
     quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
     # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
@@ -86,6 +90,12 @@ class RunConfig:
             gpus = 1 if (self.device or "").startswith("cuda:") else torch.cuda.device_count()
             return max(1, min(AUTO_WORKERS_PER_GPU * gpus, cores * 5 // 4))
         return max(1, min(8, cores))
+
+    def resolved_compile_slots(self) -> int:
+        """--compile-slots, or automatically as many as the cores can run with all their compile threads."""
+        if self.compile_slots < 0:
+            raise UsageError(f"compile slots must be 0 (automatic) or positive, got {self.compile_slots}")
+        return self.compile_slots or max(1, (os.cpu_count() or 2) // max(1, self.compile_threads))
 
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
@@ -137,6 +147,32 @@ def derive_seed(*parts: Any) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
+COMPILE_SLOT_WAIT_S = 30.0  # a candidate waits at most this for a compile slot, then compiles without one
+
+
+class CompileSlots:
+    """At most `count` candidates compile their correctness kernels at once. At a run's start every worker
+    compiled together (20 workers, 4 compile threads each, on 16 cores): the first candidate reached the timing
+    lane after 41 s and the lane stood idle until then (run 37). With slots the first candidates finish first,
+    and the compiles after them run no slower than when they all competed for the cores. A slot is a hint, not
+    a lock: after COMPILE_SLOT_WAIT_S a candidate compiles without one (a warm-up that hangs keeps its slot until
+    the candidate's timeout)."""
+
+    def __init__(self, count: int) -> None:
+        self.free = threading.Semaphore(max(1, count))
+
+    @contextmanager
+    def slot(self) -> Iterator[float]:
+        """Yields the seconds waited for the slot."""
+        started = time.perf_counter()
+        got = self.free.acquire(timeout=COMPILE_SLOT_WAIT_S)
+        try:
+            yield round(time.perf_counter() - started, 3)
+        finally:
+            if got:
+                self.free.release()
+
+
 CPU_JUDGE_BYTES = 1 << 30  # a CPU judgement of a 4 GB output grew one judge past 40 GB of host memory (H200)
 
 
@@ -184,6 +220,7 @@ class Run:
         if config.require_isolation and self.plan.missing:
             raise IsolationError("--require-isolation: " + "; ".join(f"{k}: {v}" for k, v in self.plan.missing.items()))
         self.nondumpable = config.isolation and isolation.make_nondumpable()
+        self.compile_slots = CompileSlots(config.resolved_compile_slots())
         gpus = 0 if self.on_cpu else torch.cuda.device_count()
         pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
         self.cpus = CpuPlan.for_host(gpus)
