@@ -82,7 +82,7 @@ def test_automatic_workers_scale_with_the_gpus_used_and_the_cores(monkeypatch):
 
 
 def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_for_long(monkeypatch):
-    """Automatic slots: half the cores. A candidate without a slot waits for one;
+    """Automatic slots: the cores over each warm-up's compile threads. A candidate without a slot waits for one;
     past COMPILE_SLOT_WAIT_S it compiles without one (and gives back nothing it did not take)."""
     import os
     import threading
@@ -95,7 +95,7 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
     from kernelbenchx.evaluator.parent.context import CompileSlots, RunConfig
 
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert RunConfig().resolved_compile_slots() == 8
+    assert RunConfig().resolved_compile_slots() == 4 and RunConfig(compile_threads=1).resolved_compile_slots() == 16
     assert RunConfig(compile_slots=2).resolved_compile_slots() == 2
     with pytest.raises(UsageError):
         RunConfig(compile_slots=-1).resolved_compile_slots()

@@ -56,7 +56,7 @@ class RunConfig:
     perf: bool = True
     warm_up: bool = True  # compile the correctness and perf cases' kernels on fake inputs first (parent/warm_up.py)
     compile_threads: int = COMPILE_THREADS  # the correctness warm-up's compiles side by side (child/compile_threads.py)
-    compile_slots: int = 0  # candidates compiling their correctness kernels at once (0: automatic, half the cores)
+    compile_slots: int = 0  # candidates compiling their correctness kernels at once (0: cores // compile_threads)
     quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
     # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
@@ -92,12 +92,13 @@ class RunConfig:
         return max(1, min(8, cores))
 
     def resolved_compile_slots(self) -> int:
-        """compile_slots, or automatically half the cores. Runs 38 (16 cores, 4 slots): the first timing came at
-        16 s instead of 41, but the warm-ups then kept fewer cores busy than there were (a warm-up's last kernels
-        compile alone, leaving its other threads idle), and the lane waited for candidates mid-run."""
+        """compile_slots, or automatically the cores over each warm-up's compile threads. One H200, 16 cores, the
+        same half set (docs/performance.md, runs 37-39): with 4 slots the first timing came at 16 s and the lane
+        held 104-109 s (218 and 221 s in all); with 8, 23 s and 120 s (256 s); with no slots, 41 s and 121-131 s.
+        The lane's own host work slows when more compiles run beside it."""
         if self.compile_slots < 0:
             raise UsageError(f"compile slots must be 0 (automatic) or positive, got {self.compile_slots}")
-        return self.compile_slots or max(1, (os.cpu_count() or 2) // 2)
+        return self.compile_slots or max(1, (os.cpu_count() or 2) // max(1, self.compile_threads))
 
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
