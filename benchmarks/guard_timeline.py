@@ -2,8 +2,8 @@
 
 Per GPU: the seconds the lane held the GPU alone; the seconds it stood idle while a timing waited, split by
 what held the GPU then (the check whose hold lasts longest among those in flight: load, stage, reference,
-judge, a paused timing's compile), with the holds that cost the most; and the seconds it stood idle with no
-timing waiting (nothing was ready to be timed).
+judge, a paused timing's compile), with the holds that cost the most; the seconds it stood idle with no
+timing waiting (nothing was ready to be timed); when the first timing came, and the lane's seconds per window.
 
     python benchmarks/guard_timeline.py FILE
 """
@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 KINDS = (("load", "load"), ("stage", "stage"), ("reference", "reference"), ("perf judge", "judge"),
-         ("perf", "timing compile"))
+         ("perf build", "perf build"), ("perf", "timing compile"))
+WINDOW_S = 30.0
 
 
 def kind(doing: str) -> str:
@@ -48,7 +49,19 @@ def breakdown(spans: list[list], top: int = 0) -> dict:
     out["elapsed"] = events[-1][0] - events[0][0] if events else 0.0
     out["timings"] = sum(1 for s in spans if s[0] == "exclusive")
     result = {k: round(v, 1) for k, v in sorted(out.items())}
+    result.update(lane_over_time(spans, events[0][0]) if events else {})
     return {**result, "top blockers": {k: round(v, 1) for k, v in blockers.most_common(top)}} if top else result
+
+
+def lane_over_time(spans: list[list], start: float) -> dict:
+    """When the first timing got the lane (a run's start-up: nothing is ready before), and the lane's held
+    seconds in each WINDOW_S window (a lane starved mid-run shows as a dip)."""
+    holds = sorted((s[4] - start, s[5] - start) for s in spans if s[0] != "shared")
+    if not holds:
+        return {}
+    windows = [round(sum(max(0.0, min(b, w + WINDOW_S) - max(a, w)) for a, b in holds), 1)
+               for w in range(0, int(holds[-1][1] + WINDOW_S), int(WINDOW_S))]
+    return {"first timing": round(holds[0][0], 1), f"lane held per {WINDOW_S:.0f} s": windows}
 
 
 def state(lane: int, waiting: int, held: dict[int, list]) -> tuple[str, list | None]:

@@ -472,6 +472,9 @@ def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
     spec.loader.exec_module(tool)
     got = tool.breakdown([s[1:] for s in spans])
     assert got["timings"] == 1 and 0.1 <= got["timing waits for: load"] <= 0.35 and got["lane held"] >= 0.09
+    # the timing got the lane once the check was done; its one window holds all of the lane's seconds
+    assert got["first timing"] >= 0.2 and len(got["lane held per 30 s"]) == 1
+    assert abs(got["lane held per 30 s"][0] - got["lane held"]) <= 0.1
 
 
 def test_the_run_breakdown_sums_each_lane_phase_per_side():
