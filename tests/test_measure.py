@@ -808,18 +808,17 @@ def test_a_held_output_goes_into_the_staged_buffer_of_its_shape_and_dtype(monkey
 
 def test_host_buffers_keep_to_their_budget_and_give_up_without_page_locked_memory(monkeypatch):
     layouts = [((4, 4), torch.float32), ((1000,), torch.float64), ((2,), torch.int8)]
-    made: list = []
+    pinned: list = []
     monkeypatch.setattr(timing, "_empty",
-                        lambda shape, dtype, pin_memory: made.append(shape) or torch.empty(shape, dtype=dtype))
-    budget = [100]
-    assert [tuple(b.shape) for b in timing.host_buffers(layouts, budget)] == [(4, 4), (2,)]
-    assert budget == [100 - 64 - 2]
+                        lambda shape, dtype, pin_memory: pinned.append(pin_memory) or torch.empty(shape, dtype=dtype))
+    buffers, left = timing.host_buffers(layouts, 100)
+    assert [tuple(b.shape) for b in buffers] == [(4, 4), (2,)] and left == 100 - 64 - 2 and pinned == [True, True]
 
     def refuse(*args, **kwargs):
         raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend")
 
     monkeypatch.setattr(timing, "_empty", refuse)
-    assert timing.host_buffers(layouts, [1 << 30]) == []
+    assert timing.host_buffers(layouts, 1 << 30) == ([], 1 << 30)
 
 
 def test_output_layouts_are_the_timed_calls_outputs_on_fake_tensors():

@@ -191,10 +191,10 @@ class Harness:
     def stage_held_outputs(self) -> None:
         """Page-locked host buffers for each perf case's held output, allocated now, off the timing lane: copied
         into while the lane is held, a fresh pageable buffer cost ~0.8 s per GB in page faults (run 33)."""
-        budget = [STAGING_BYTES]
+        budget = STAGING_BYTES
         for index in range(perf_case.perf_case_count(self.perf_task)):
             layouts = perf_case.output_layouts(self.perf_task, index, self.device)
-            self.staged[index] = protocol.host_buffers(layouts or [], budget)
+            self.staged[index], budget = protocol.host_buffers(layouts or [], budget)
 
     def warm_cases(self, req: m.WarmCases) -> m.Warmed:
         """Compile what the correctness cases will launch (child/warm.py), side by side on the compile threads,

@@ -342,20 +342,20 @@ def host_copy(value: Any, staged: list[torch.Tensor] = ()) -> Any:
     return map_tensors(value, copy)
 
 
-def host_buffers(layouts: list[tuple[tuple[int, ...], torch.dtype]], budget: list[int]) -> list[torch.Tensor]:
+def host_buffers(layouts: list[tuple[tuple[int, ...], torch.dtype]], budget: int) -> tuple[list[torch.Tensor], int]:
     """Pinned host tensors of these shapes and dtypes (page-locked, so every page is in place before the copy
-    that fills them), while `budget[0]` bytes last (it is spent); none where pinning fails."""
+    that fills them) while `budget` bytes last, and the bytes left; none where pinning fails."""
     buffers = []
     for shape, dtype in layouts:
         size = math.prod(shape) * dtype.itemsize
-        if size > budget[0]:
+        if size > budget:
             continue
         try:
             buffers.append(_empty(shape, dtype=dtype, pin_memory=True))
         except RuntimeError:  # no page-locked memory to be had: the copy allocates as before
             break
-        budget[0] -= size
-    return buffers
+        budget -= size
+    return buffers, budget
 
 
 def sample_values(value: Any, positions_seed: int, count: int = 4096) -> list[torch.Tensor]:
