@@ -9,7 +9,7 @@ report counts each kind.
 
     python benchmarks/full_submission.py --out bench-out [--runs 2] [--corpus PATH] [--device cuda]
     python benchmarks/full_submission.py --out bench-out --submission bench-out/submission.jsonl --runs 1
-    python benchmarks/full_submission.py --compare bench-a/run0 bench-b/run0
+    python benchmarks/full_submission.py --compare bench-a/run0 bench-b/run0   # per task, then per timing
 """
 
 from __future__ import annotations
@@ -106,9 +106,36 @@ def repeatability(a: list[Result], b: list[Result]) -> dict:
             "with_host_timing": spread([d for t, d in diff.items() if t in host])}
 
 
-def spread(values: list[float]) -> dict:
+SIZES_MS = ((0.0, 0.01, "under 10 us"), (0.01, 0.1, "10-100 us"), (0.1, 1.0, "0.1-1 ms"), (1.0, float("inf"), "1 ms+"))
+
+
+def timing_repeatability(a: list[Result], b: list[Result], top: int = 8) -> dict:
+    """The same per single timing (each case's candidate and eager baseline): relative differences of medians by
+    the timing's size and by whether it was a graph replay, and the timings that moved most. Where the per-task
+    tail comes from: few-microsecond kernels, one slow process, or work timed with its host."""
+    def medians(records: list[Result]) -> dict[tuple, tuple[float, str]]:
+        out = {}
+        for r in records:
+            for i, case in enumerate((r.stages.get("perf") or {}).get("cases", [])):
+                for side, t in (("candidate", case["candidate"]), ("baseline", case["baselines"].get("eager"))):
+                    if t and t.get("median_ms"):
+                        out[(r.task_id, i, side)] = (t["median_ms"], t.get("method", ""))
+        return out
+
+    ma, mb = medians(a), medians(b)
+    rows = [(abs(mb[k][0] / ma[k][0] - 1), mb[k][0] / ma[k][0] - 1, k, ma[k]) for k in ma if k in mb]
+    timings = lambda keep: spread([d for d, _, _, (ms, method) in rows if keep(ms, method)], "timings")  # noqa: E731
+    moved = [f"{task} case {i} {side} {ms:.4g} ms ({method}): {signed:+.1%}"
+             for _, signed, (task, i, side), (ms, method) in sorted(rows, reverse=True)[:top]]
+    return {**timings(lambda ms, method: True),
+            "by_size": {name: timings(lambda ms, method, lo=lo, hi=hi: lo <= ms < hi) for lo, hi, name in SIZES_MS},
+            "graph_replays": timings(lambda ms, method: method == "cuda_graph"),
+            "other_methods": timings(lambda ms, method: method != "cuda_graph"), "moved_most": moved}
+
+
+def spread(values: list[float], what: str = "tasks") -> dict:
     diffs = sorted(values)
-    return {"tasks_compared": len(diffs), "median_rel_diff": statistics.median(diffs) if diffs else None,
+    return {f"{what}_compared": len(diffs), "median_rel_diff": statistics.median(diffs) if diffs else None,
             "p90_rel_diff": diffs[int(0.9 * (len(diffs) - 1))] if diffs else None,
             "max_rel_diff": diffs[-1] if diffs else None}
 
@@ -152,6 +179,7 @@ def main() -> None:
     if args.compare:
         a, b = (read_results(d) for d in args.compare)
         print(json.dumps(repeatability(a, b)))
+        print(json.dumps({"per_timing": timing_repeatability(a, b)}))
         return
     args.out.mkdir(parents=True, exist_ok=True)
     submission = args.submission or args.out / "submission.jsonl"

@@ -495,6 +495,32 @@ def test_the_run_breakdown_sums_each_lane_phase_per_side():
                                          "baseline": {"loop_s": 0.4, "timing_s": 1.0}}
 
 
+def test_the_per_timing_comparison_buckets_by_size_and_method_and_names_what_moved():
+    """benchmarks/full_submission.py --compare, second line: each case's candidate and eager baseline medians of
+    two runs, compared by the timing's size and method; a timing only one run has is left out."""
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "full_submission.py"
+    spec = importlib.util.spec_from_file_location("full_submission", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    timing = lambda ms, method="cuda_graph": {"median_ms": ms, "method": method}  # noqa: E731
+
+    def run(cand_ms: float, base_ms: float, extra: bool = False) -> list:
+        cases = [{"candidate": timing(cand_ms), "baselines": {"eager": timing(base_ms, "eager")}}]
+        cases += [{"candidate": timing(0.005), "baselines": {"eager": None}}] if extra else []
+        return [SimpleNamespace(task_id="Math/a", stages={"perf": {"cases": cases}}),
+                SimpleNamespace(task_id="Math/b", stages={"correct": {}})]  # no perf stage
+
+    got = tool.timing_repeatability(run(0.5, 2.0, extra=True), run(0.55, 2.0))
+    assert got["timings_compared"] == 2 and abs(got["max_rel_diff"] - 0.1) < 1e-9
+    assert got["by_size"]["0.1-1 ms"]["timings_compared"] == 1 and got["by_size"]["1 ms+"]["max_rel_diff"] == 0
+    assert got["graph_replays"]["timings_compared"] == 1 and got["other_methods"]["max_rel_diff"] == 0
+    assert got["moved_most"][0] == "Math/a case 0 candidate 0.5 ms (cuda_graph): +10.0%"
+
+
 def test_a_lane_is_prepared_in_the_background_before_its_first_timing():
     """Run start prepares each GPU's lane (process start, CUDA): its first timing does not pay for it while
     holding the GPU alone. A real server process (on the CPU there is no CUDA to start)."""
