@@ -156,10 +156,11 @@ COMPILE_SLOT_WAIT_S = 30.0  # a candidate waits at most this for a compile slot,
 class CompileSlots:
     """At most `count` candidates compile their correctness kernels at once. At a run's start every worker
     compiled together (20 workers, 4 compile threads each, on 16 cores): the first candidate reached the timing
-    lane after 41 s and the lane stood idle until then (run 37). With slots the first candidates finish first,
-    and the compiles after them run no slower than when they all competed for the cores. A slot is a hint, not
-    a lock: after COMPILE_SLOT_WAIT_S a candidate compiles without one (a warm-up that hangs keeps its slot until
-    the candidate's timeout)."""
+    lane after 41 s and the lane stood idle until then (run 37). With slots the first candidates finish first
+    (16 s, runs 38) and the lane's own host work runs faster beside fewer compiles; the cost is candidates
+    queueing for slots mid-run, which can leave the lane waiting. A slot is a hint, not a lock: after
+    COMPILE_SLOT_WAIT_S a candidate compiles without one (a warm-up that hangs keeps its slot until the
+    candidate's timeout)."""
 
     def __init__(self, count: int) -> None:
         self.free = threading.Semaphore(max(1, count))
