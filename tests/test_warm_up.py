@@ -302,3 +302,49 @@ def test_the_candidate_process_builds_perf_case_zero_and_stages_its_held_outputs
     monkeypatch.setattr(child_harness, "STAGING_BYTES", 0)
     harness.stage_held_outputs()
     assert all(buffers == [] for buffers in harness.staged.values())
+
+
+def test_the_parent_builds_every_tasks_correctness_layouts_as_the_reference_server_does() -> None:
+    """case_layouts: the distinct layouts of a task's correctness cases, built in the parent before the expected
+    outputs arrive. The same seeds give the same layouts every time (a builder drawing from global state would
+    make the warm-up compile for inputs the cases never have), and they are those of the rows the reference
+    server sends."""
+    from kernelbenchx.dataset.registry import all_tasks
+
+    seed = 987654321
+    first = {task_id: warm_up.case_layouts(task_id, seed) for task_id in all_tasks()}
+    warm_up.case_layouts.cache_clear()
+    assert all(first[task_id] is not None and repr(first[task_id]) == repr(warm_up.case_layouts(task_id, seed))
+               for task_id in all_tasks())  # repr: a NaN scalar argument is not equal to itself
+    from kernelbenchx.dataset.cases import build_cases
+
+    task = get_task("Activation/gelu")
+    rows = {"stage1": [m.ExpectedRow(name, call.to_payload(), None) for name, call in build_cases(task, None)],
+            "stage2": [m.ExpectedRow(name, call.to_payload(), None) for name, call in build_cases(task, seed)]}
+    assert repr(warm_up.row_layouts(rows)) == repr(first[task.id])
+
+
+def test_the_correctness_warm_up_goes_before_the_expected_outputs_and_falls_back_to_their_rows(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from kernelbenchx.evaluator.parent import candidate
+    from kernelbenchx.evaluator.parent.context import CompileSlots
+
+    class Child(WarmChild):
+        def extend_clock(self, seconds: float) -> None:
+            self.clock.append(seconds)
+
+    run = SimpleNamespace(config=SimpleNamespace(warm_up=True), on_cpu=False, compile_slots=CompileSlots(1),
+                          stage2_seed=lambda task_id: 5)
+    task, log = get_task("Activation/gelu"), SimpleNamespace(correct={})
+    child = Child(m.Warmed(3, 3, 2, 0.5, (), observation()))
+    assert candidate.warm_correctness(child, task, run, log)
+    assert child.request.calls == warm_up.case_layouts(task.id, 5) and log.correct["warm"]["slot_wait_s"] == 0
+    monkeypatch.setattr(warm_up, "case_layouts", lambda task_id, seed: None)  # a builder that fails in the parent
+    child, log.correct = Child(m.Warmed(3, 3, 2, 0.5, (), observation())), {}
+    assert not candidate.warm_correctness(child, task, run, log) and not hasattr(child, "request")
+    rows = stage_rows(task.id)
+    assert candidate.warm_correctness(child, task, run, log, rows) and child.request.calls == warm_up.row_layouts(rows)
+    cpu_run = SimpleNamespace(**{**vars(run), "on_cpu": True})
+    child = Child(m.Warmed(3, 3, 2, 0.5, (), observation()))
+    assert candidate.warm_correctness(child, task, cpu_run, log) and not hasattr(child, "request")

@@ -79,24 +79,17 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
         log.compile["static"] = {"kernels": report.kernels, "reachable": report.reachable,
                                  "launch_sites": report.launches, "interpreter_limits": limits}
     log.compile["static_s"] = round(time.perf_counter() - clock, 4)
-    clock = time.perf_counter()
-    watch.at("reference")
-    expected = run.expected(task.id).stages
-    log.correct["reference_wait_s"] = round(time.perf_counter() - clock, 3)
-    if run.on_cpu and needs_bf16(expected):
-        raise Rejected(Reason.BFLOAT16, "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
     gpu = run.gpu_for(candidate)
     watch.at("process")
     with run.candidate_process(gpu) as child:
         try:
+            # the load and the correctness warm-up need no expected outputs: they go on while those are computed
             watch.at("load")
             load(child, candidate, task, run, log, run.shared(gpu))
-            if run.config.warm_up and not run.on_cpu:
-                watch.at("correctness warm-up (queued)")
-                with run.compile_slots.slot() as waited:
-                    child.extend_clock(waited)  # queueing behind other candidates' compiles is not its time
-                    watch.at("correctness warm-up")
-                    log.correct["warm"] = {**warm_up.correctness(child, expected), "slot_wait_s": waited}
+            warmed = warm_correctness(child, task, run, log)
+            expected = reference(child, task, run, log)
+            if not warmed:
+                warm_correctness(child, task, run, log, expected)
             clock = time.perf_counter()
             for stage in ("stage1", "stage2"):
                 watch.at(stage)
@@ -230,6 +223,36 @@ def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter
         gpu.give_back()
     return {"cases": len(rows), "passed": len(rows), "launches": launches, "case_s": case_s,
             "guard_wait_s": round(gpu.waited, 3), "compiles_off_guard": gpu.released}
+
+
+def reference(child: Child, task: Task, run: Any, log: StageLog) -> dict:
+    """The expected rows per stage, waited for (the wait is given back to the candidate's clock)."""
+    clock = time.perf_counter()
+    watch.at("reference")
+    expected = run.expected(task.id).stages
+    waited = time.perf_counter() - clock
+    child.extend_clock(waited)
+    log.correct["reference_wait_s"] = round(waited, 3)
+    if run.on_cpu and needs_bf16(expected):
+        raise Rejected(Reason.BFLOAT16, "the Triton interpreter computes bfloat16 wrongly; this task needs a GPU")
+    return expected
+
+
+def warm_correctness(child: Child, task: Task, run: Any, log: StageLog, expected: dict | None = None) -> bool:
+    """The correctness warm-up (GPU runs only), in a compile slot, on the layouts the parent builds from the
+    task's case builders, or on the expected rows' when given. False when the layouts could not be built here."""
+    if not run.config.warm_up or run.on_cpu:
+        return True
+    calls = warm_up.case_layouts(task.id, run.stage2_seed(task.id)) if expected is None \
+        else warm_up.row_layouts(expected)
+    if calls is None:
+        return False
+    watch.at("correctness warm-up (queued)")
+    with run.compile_slots.slot() as waited:
+        child.extend_clock(waited)  # queueing behind other candidates' compiles is not its time
+        watch.at("correctness warm-up")
+        log.correct["warm"] = {**warm_up.warm_calls(child, calls), "slot_wait_s": waited}
+    return True
 
 
 def child_failure(failed: ChildFailed) -> Rejected:

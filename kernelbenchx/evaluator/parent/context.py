@@ -253,7 +253,10 @@ class Run:
 
     # -- what candidates use ------------------------------------------------------------------------------
     def expected(self, task_id: str) -> Any:
-        return self.outputs.get(task_id, derive_seed(self.seed, task_id, "stage2"))
+        return self.outputs.get(task_id, self.stage2_seed(task_id))
+
+    def stage2_seed(self, task_id: str) -> int:
+        return derive_seed(self.seed, task_id, "stage2")
 
     def prefetch(self, task_ids: list[str]) -> None:
         """Expected outputs of `task_ids` computed ahead of their candidates (on a GPU host: on the CPU path the
