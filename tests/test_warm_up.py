@@ -15,7 +15,7 @@ import pytest
 import torch
 import triton
 import triton.language as tl
-from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensorMode
 from triton._C.libtriton import native_specialize_impl
 from triton.backends.compiler import BaseBackend
 from triton.runtime import autotuner, jit
@@ -245,7 +245,7 @@ def test_a_candidate_process_answers_the_correctness_warm_up_through_its_channel
     assert record["warmed"] + len(record["skipped"]) >= record["cases"]
 
 
-def test_the_first_perf_build_runs_under_the_shared_guard_and_a_hang_is_the_candidates() -> None:
+def test_the_first_perf_build_runs_under_the_shared_guard_and_a_hang_is_the_candidates(monkeypatch) -> None:
     from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard
     from kernelbenchx.evaluator.process import ChildFailed
 
@@ -262,45 +262,42 @@ def test_the_first_perf_build_runs_under_the_shared_guard_and_a_hang_is_the_cand
                 raise ChildFailed(self.fail, "no reply", "")
             return m.Warmed(1, 1, 0, 0.01)
 
+    task = get_task("Math/reciprocal")
     child = BuildChild()
-    assert warm_up.build(child, guard.shared, 60.0) >= 0 and child.shared_during == 1 and guard.sharers == 0
+    assert warm_up.build(child, task, guard.shared, 60.0) >= 0 and child.shared_during == 1 and guard.sharers == 0
     with pytest.raises(Rejected) as raised:
-        warm_up.build(BuildChild("timeout"), guard.shared, 60.0)
+        warm_up.build(BuildChild("timeout"), task, guard.shared, 60.0)
     assert raised.value.reason == Reason.PERF_TIMEOUT and guard.sharers == 0
     with pytest.raises(ChildFailed):
-        warm_up.build(BuildChild("crash"), guard.shared, 60.0)
+        warm_up.build(BuildChild("crash"), task, guard.shared, 60.0)
+    unasked = BuildChild()
+    monkeypatch.setattr(warm_up, "WARM_BUILD_BYTES", 0)  # a case 0 too large to wait with the candidate
+    assert warm_up.build(unasked, task, guard.shared, 60.0) == 0.0 and unasked.shared_during is None
 
 
-def test_the_candidate_process_builds_perf_case_zero_and_stages_its_held_outputs(monkeypatch) -> None:
-    """WarmBuild builds perf case 0's inputs once (not a case over WARM_BUILD_BYTES); WarmPerf(hold) stages a host
-    buffer per tensor of each perf case's output, within STAGING_BYTES."""
+def test_the_candidate_process_builds_perf_case_zero_and_stages_the_held_outputs_it_is_told(monkeypatch) -> None:
+    """WarmBuild builds perf case 0's inputs once; WarmPerf(hold) stages a host buffer per output tensor of each
+    perf case, as the parent's layouts say (held_layouts), within STAGING_BYTES; a message that crossed the
+    channel stages the same."""
     from kernelbenchx.evaluator.child import harness as child_harness
     from kernelbenchx.evaluator.measure import perf_case
     from kernelbenchx.evaluator.measure import protocol as timing
 
     harness = child_harness.Harness()
     harness.perf_task, harness.device = get_task("Math/reciprocal"), "cpu"
-    built: list = []  # the real builds (the size check builds on fake tensors)
+    built: list = []
     real_build = perf_case.build_case
-
-    def build(*args: object) -> object:
-        case = real_build(*args)
-        if not any(isinstance(t, FakeTensor) for t in case[1].tensors()):
-            built.append(args[1:])
-        return case
-
-    monkeypatch.setattr(perf_case, "build_case", build)
+    monkeypatch.setattr(perf_case, "build_case", lambda *args: built.append(args[1:]) or real_build(*args))
     assert harness.warm_build(m.WarmBuild()).warmed == 1 and built == [(0, 0, "cpu")]
-    monkeypatch.setattr(child_harness, "WARM_BUILD_BYTES", 0)
-    assert harness.warm_build(m.WarmBuild()).warmed == 0 and len(built) == 1
     monkeypatch.setattr(timing, "_empty", lambda shape, dtype, pin_memory: torch.empty(shape, dtype=dtype))
-    harness.stage_held_outputs()
-    count = perf_case.perf_case_count(harness.perf_task)
-    assert sorted(harness.staged) == list(range(count))
+    held = warm_up.held_layouts(harness.perf_task.id)
+    assert len(held) == perf_case_count(harness.perf_task) and all(held)
+    harness.stage_held_outputs(m.decode(m.encode(m.WarmPerf(held))[m.HEADER.size:]).hold)
+    assert sorted(harness.staged) == list(range(len(held)))
     for index, buffers in harness.staged.items():
-        assert [(tuple(b.shape), b.dtype) for b in buffers] == perf_case.output_layouts(harness.perf_task, index, "cpu")
+        assert tuple((tuple(b.shape), str(b.dtype).removeprefix("torch.")) for b in buffers) == held[index]
     monkeypatch.setattr(child_harness, "STAGING_BYTES", 0)
-    harness.stage_held_outputs()
+    harness.stage_held_outputs(held)
     assert all(buffers == [] for buffers in harness.staged.values())
 
 

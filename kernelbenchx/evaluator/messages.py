@@ -214,7 +214,9 @@ class WarmPerf:
     launch, calling the entry on fake tensors (child/warm.py). Only the observation's tampering rules can
     decide a verdict from it."""
 
-    hold: bool = False  # the perf outputs will be held (TimeCase.full_output): stage host buffers for them now
+    # the perf outputs will be held (TimeCase.full_output): per perf case, the (shape, dtype name) of each output
+    # tensor, computed by the parent; the process stages host buffers for them now
+    hold: tuple = ()
 
 
 @message

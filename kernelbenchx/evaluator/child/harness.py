@@ -34,7 +34,6 @@ from kernelbenchx.evaluator.process import Channel
 OUTPUT_SCALARS = (bool, int, float, complex, type(None))
 MAX_OUTPUT_BYTES = 8 << 30  # no task's output comes near this; a larger one is refused before it is copied
 STAGING_BYTES = 4 << 30  # page-locked host memory a candidate process stages for its held outputs, at most
-WARM_BUILD_BYTES = 1 << 30  # a larger perf case 0 is not built before the lane (its memory would wait with it)
 _equal, _clone = torch.equal, torch.Tensor.clone  # taken before candidate code can replace the public ones
 
 
@@ -172,29 +171,28 @@ class Harness:
         if self.perf_task is None:  # the CPU path: the interpreter compiles nothing
             return m.Warmed(0, 0, 0, 0.0)
         warmed = self.warmed(lambda: warm.perf_cases(self.perf_task, self.entry, self.device))
-        if req.hold:
-            self.stage_held_outputs()
+        self.stage_held_outputs(req.hold)
         return warmed
 
     def warm_build(self, req: m.WarmBuild) -> m.Warmed:
         """Build perf case 0's first input set on the GPU and drop it. A fresh process's first build loads the
         generator's kernels: 50 ms per candidate inside the lane, twice the lane's own build (run 33)."""
         started = time.perf_counter()
-        if self.perf_task is None or perf_case.case_bytes(self.perf_task, 0) > WARM_BUILD_BYTES:
-            return m.Warmed(1, 0, 0, time.perf_counter() - started)
+        if self.perf_task is None:
+            return m.Warmed(1, 0, 0, 0.0)
         built = perf_case.build_case(self.perf_task, 0, 0, self.device)
         if self.device.startswith("cuda"):
             torch.cuda.synchronize()
         del built
         return m.Warmed(1, 1, 0, time.perf_counter() - started)
 
-    def stage_held_outputs(self) -> None:
-        """Page-locked host buffers for each perf case's held output, allocated now, off the timing lane: copied
-        into while the lane is held, a fresh pageable buffer cost ~0.8 s per GB in page faults (run 33)."""
+    def stage_held_outputs(self, layouts: tuple) -> None:
+        """Page-locked host buffers for each perf case's held output (`layouts`: the parent's, per case), allocated
+        now, off the timing lane: copied into while the lane is held, a fresh pageable buffer cost ~0.8 s per GB in
+        page faults (run 33)."""
         budget = STAGING_BYTES
-        for index in range(perf_case.perf_case_count(self.perf_task)):
-            layouts = perf_case.output_layouts(self.perf_task, index, self.device)
-            self.staged[index], budget = protocol.host_buffers(layouts or [], budget)
+        for index, case in enumerate(layouts):
+            self.staged[index], budget = protocol.host_buffers(case, budget)
 
     def warm_cases(self, req: m.WarmCases) -> m.Warmed:
         """Compile what the correctness cases will launch (child/warm.py), side by side on the compile threads,

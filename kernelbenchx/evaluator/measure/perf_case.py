@@ -75,18 +75,19 @@ def case_bytes(task: Task, index: int) -> int:
         return sum(t.numel() * t.element_size() for t in build_case(task, index, 0, "cpu")[1].tensors())
 
 
-def output_layouts(task: Task, index: int, device: str) -> list[tuple[tuple[int, ...], torch.dtype]] | None:
-    """Shapes and dtypes of what a timed call of perf case `index` returns (the reference's output on fake
-    tensors, with the mutated arguments as `copying` adds them); None where the reference cannot run on fakes."""
+def output_layouts(task: Task, index: int) -> tuple[tuple[tuple[int, ...], str], ...]:
+    """(shape, dtype name) of each tensor a timed call of perf case `index` returns: the reference's output on fake
+    tensors, with the mutated arguments as `copying` adds them. Empty where the reference cannot run on fakes."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     fn = copying(task.reference, task.contract.mutates) if task.contract.mutates else task.reference
     try:
         with FakeTensorMode(allow_non_fake_inputs=True):
-            call = build_case(task, index, 0, device)[1]
-            return [(tuple(t.shape), t.dtype) for t in iter_tensors(fn(*call.args, **call.kwargs))]
+            call = build_case(task, index, 0, "cpu")[1]
+            out = fn(*call.args, **call.kwargs)
+            return tuple((tuple(t.shape), str(t.dtype).removeprefix("torch.")) for t in iter_tensors(out))
     except Exception:  # data-dependent shapes (nonzero, masked_select): the held copy allocates as before
-        return None
+        return ()
 
 
 def build_case(task: Task, index: int, seed: int, device: str) -> tuple[str, Call]:

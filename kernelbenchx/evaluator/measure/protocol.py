@@ -342,11 +342,15 @@ def host_copy(value: Any, staged: list[torch.Tensor] = ()) -> Any:
     return map_tensors(value, copy)
 
 
-def host_buffers(layouts: list[tuple[tuple[int, ...], torch.dtype]], budget: int) -> tuple[list[torch.Tensor], int]:
-    """Pinned host tensors of these shapes and dtypes (page-locked, so every page is in place before the copy
-    that fills them) while `budget` bytes last, and the bytes left; none where pinning fails."""
+def host_buffers(layouts: tuple[tuple[tuple[int, ...], str], ...], budget: int) -> tuple[list[torch.Tensor], int]:
+    """Pinned host tensors of these shapes and dtypes (names, as perf_case.output_layouts gives them; page-locked,
+    so every page is in place before the copy that fills them) while `budget` bytes last, and the bytes left;
+    none where pinning fails."""
     buffers = []
-    for shape, dtype in layouts:
+    for shape, name in layouts:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            continue
         size = math.prod(shape) * dtype.itemsize
         if size > budget:
             continue

@@ -270,9 +270,10 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     warmed = None
     if run.config.warm_up:
         watch.at("perf warm-up")
-        warmed = warm_up.perf(child, lane.timeout_s, hold=perf_stage.judged_by_lane(task))
+        held = warm_up.held_layouts(task.id) if perf_stage.judged_by_lane(task) else ()
+        warmed = warm_up.perf(child, lane.timeout_s, hold=held)
         watch.at("perf build")
-        warmed["build_s"] = warm_up.build(child, run.shared(gpu), lane.timeout_s)
+        warmed["build_s"] = warm_up.build(child, task, run.shared(gpu), lane.timeout_s)
     perf_stage.case_plan(task, lane.protocol.input_sets)  # CPU work: before the lane, not inside it
     watch.at("perf guard")
     with TimingLease(run.guards[gpu]) as lane_lease, run.quiet.timing(child):

@@ -18,13 +18,15 @@ import torch
 
 from kernelbenchx.dataset.cases import build_cases
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.dataset.task import map_tensors
+from kernelbenchx.dataset.task import Task, map_tensors
 from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.measure import perf_case
 from kernelbenchx.evaluator.parent import observations, reported
 from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 STAGES = ("stage1", "stage2")
+WARM_BUILD_BYTES = 1 << 30  # a larger perf case 0 is not built before the lane
 
 
 def correctness(child: Child, stages: dict) -> dict:
@@ -65,10 +67,10 @@ def distinct(calls: Iterable[dict]) -> tuple[dict, ...]:
     return tuple(unique.values())
 
 
-def perf(child: Child, timeout_s: float, hold: bool = False) -> dict:
-    """Warm the kernels of the perf cases, before the candidate queues for the lane (with `hold`, the process also
-    stages host buffers for the outputs it will hold). Returns the record's `perf.warm`; raises Rejected for
-    tampering, or when it did not finish in `timeout_s`."""
+def perf(child: Child, timeout_s: float, hold: tuple = ()) -> dict:
+    """Warm the kernels of the perf cases, before the candidate queues for the lane (with `hold`, per perf case the
+    layouts of the outputs it will hold, the process also stages host buffers for them). Returns the record's
+    `perf.warm`; raises Rejected for tampering, or when it did not finish in `timeout_s`."""
     child.restart_clock(timeout_s)
     started = time.perf_counter()
     try:
@@ -81,11 +83,22 @@ def perf(child: Child, timeout_s: float, hold: bool = False) -> dict:
     return record(reply, "perf warm-up", started)
 
 
-def build(child: Child, shared: Callable[[], ContextManager], timeout_s: float) -> float:
+@functools.lru_cache(maxsize=256)
+def held_layouts(task_id: str) -> tuple:
+    """Per perf case of a task whose perf outputs are held, the layouts of those outputs (computed here, trusted:
+    the candidate process only allocates what it is told)."""
+    task = get_task(task_id)
+    return tuple(perf_case.output_layouts(task, index) for index in range(perf_case.perf_case_count(task)))
+
+
+def build(child: Child, task: Task, shared: Callable[[], ContextManager], timeout_s: float) -> float:
     """Have the candidate process build its first perf case's inputs once under the GPU's shared guard (they run
-    kernels), so that loading the generator's kernels is not the lane's time. Returns the seconds it took. An
-    error is left to the lane's own build of the case, which decides; a hang is the candidate's."""
+    kernels), so that loading the generator's kernels is not the lane's time; not a case 0 over WARM_BUILD_BYTES
+    (its memory would wait for the lane with it). Returns the seconds it took. An error is left to the lane's own
+    build of the case, which decides; a hang is the candidate's."""
     started = time.perf_counter()
+    if perf_case.case_bytes(task, 0) > WARM_BUILD_BYTES:
+        return 0.0
     try:
         with shared():
             child.call(m.WarmBuild(), timeout=timeout_s)
