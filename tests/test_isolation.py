@@ -245,3 +245,20 @@ def test_compile_threads_kept_alive_by_candidate_code_are_threads_left_behind():
             else:
                 warm_up.correctness(child, stage_rows(task.id))
                 assert isinstance(child.call(m.Verify()), m.Symbols)
+
+
+def test_the_parents_triton_modules_are_readable_not_writable(tmp_path, monkeypatch):
+    needs("landlock")
+    modules = tmp_path / "modules"
+    (modules / "KEY").mkdir(parents=True)
+    (modules / "KEY" / "cuda_utils.so").write_bytes(b"module")
+    monkeypatch.setenv("KBX_TRITON_MODULES", str(modules))
+    seen = confined(f"""
+        attempt("read_module", lambda: open({str(modules / 'KEY' / 'cuda_utils.so')!r}, "rb").read())
+        attempt("list_modules", lambda: os.listdir({str(modules)!r}))
+        attempt("replace_module", lambda: open({str(modules / 'KEY' / 'cuda_utils.so')!r}, "wb").write(b"x"))
+        attempt("add_module", lambda: open({str(modules / 'KEY' / 'launcher.so')!r}, "wb").write(b"x"))
+    """, tmp_path, layers=("landlock",))
+    assert seen["read_module"] == seen["list_modules"] == "allowed"
+    assert seen["replace_module"] == seen["add_module"] == "PermissionError"
+    assert (modules / "KEY" / "cuda_utils.so").read_bytes() == b"module"

@@ -331,12 +331,15 @@ def test_the_correctness_warm_up_goes_before_the_expected_outputs_and_falls_back
         def extend_clock(self, seconds: float) -> None:
             self.clock.append(seconds)
 
+    learned = []
+    modules = SimpleNamespace(learn=lambda reported: learned.append(reported) or (len(reported), 0))
     run = SimpleNamespace(config=SimpleNamespace(warm_up=True), on_cpu=False, compile_slots=CompileSlots(1),
-                          stage2_seed=lambda task_id: 5)
+                          stage2_seed=lambda task_id: 5, triton_modules=modules)
     task, log = get_task("Activation/gelu"), SimpleNamespace(correct={})
-    child = Child(m.Warmed(3, 3, 2, 0.5, (), observation()))
+    child = Child(m.Warmed(3, 3, 2, 0.5, (), observation(), (("*fp32", "i32"),)))
     assert candidate.warm_correctness(child, task, run, log)
     assert child.request.calls == warm_up.case_layouts(task.id, 5) and log.correct["warm"]["slot_wait_s"] == 0
+    assert learned == [(("*fp32", "i32"),)] and log.correct["warm"]["launchers"] == 1  # for the parent's builds
     monkeypatch.setattr(warm_up, "case_layouts", lambda task_id, seed: None)  # a builder that fails in the parent
     child, log.correct = Child(m.Warmed(3, 3, 2, 0.5, (), observation())), {}
     assert not candidate.warm_correctness(child, task, run, log) and not hasattr(child, "request")

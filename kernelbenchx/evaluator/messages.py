@@ -252,6 +252,9 @@ class Warmed:
     seconds: float
     skipped: tuple = ()  # "case N: Error: message" for cases that cannot run on fake tensors
     observation: Observation | None = None  # tampering facts only (threads, refusals, hooks left in place)
+    # correctness warm-up: each distinct launcher signature compiled (its argument types), for the parent's shared
+    # module builds (parent/triton_modules.py); untrusted, checked there
+    launchers: tuple = ()
 
 
 @message

@@ -90,6 +90,9 @@ def apply_landlock(workdir: Path, exec_dirs: list[str]) -> None:
     for path in readable_paths() + [p for p in SYSTEM_READ if os.path.exists(p)]:
         ruleset.allow(path, rules=read_dir if os.path.isdir(path) else FSAccess.READ_FILE)
     ruleset.allow(f"/proc/{os.getpid()}", rules=read_dir)
+    modules = os.environ.get("KBX_TRITON_MODULES")  # the parent's C modules (parent/triton_modules.py), read-only
+    if modules and os.path.isdir(modules):
+        ruleset.allow(modules, rules=read_dir)
     ruleset.allow(str(workdir), rules=FSAccess.all())
     device_rights = FSAccess.READ_FILE | FSAccess.WRITE_FILE
     if landlock.landlock_abi_version() >= 5:

@@ -219,7 +219,8 @@ class Harness:
         obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
         compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
-        return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs)
+        return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs,
+                        report.launchers)
 
     def run_case(self, req: m.RunCase) -> m.CaseReport:
         with self.leased(req.lease):

@@ -126,6 +126,7 @@ class WarmReport:
     hooks_intact: bool
     seconds: float
     compiled: int | None = None  # distinct kernels compiled side by side (None: counted by the compile lease)
+    launchers: tuple = ()  # distinct launcher signatures of those kernels (launcher_types)
 
 
 def perf_cases(task: Task, entry: Callable[..., Any], device: str, pool: Executor | None = None) -> WarmReport:
@@ -165,10 +166,21 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
     skipped += [f"autotune config {error}" for error in hooks.errors]
     skipped += [f"compile: {type(f.future.exception()).__name__}: {str(f.future.exception())[:200]}"
                 for f in futures if f.kernel is None and f.future.exception() is not None]
-    if futures and pool is not None:  # the launchers (gcc), side by side too, as the lease would build them
-        list(pool.map(build_launcher, [f.kernel for f in futures if f.kernel is not None]))
+    kernels = [f.kernel for f in futures if f.kernel is not None]
+    if kernels and pool is not None:  # the launchers (gcc), side by side too, as the lease would build them
+        list(pool.map(build_launcher, kernels))
+    launchers = tuple(dict.fromkeys(t for t in map(launcher_types, kernels) if t is not None))
     return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started,
-                      len(futures) if futures else None)
+                      len(futures) if futures else None, launchers)
+
+
+def launcher_types(kernel: Any) -> tuple[str, ...] | None:
+    """The argument types a compiled kernel's launcher is generated from (Triton 3.6: the launcher's source
+    depends on them alone), None for kernels with tensor descriptors (their launcher depends on more)."""
+    signature = getattr(getattr(kernel, "src", None), "signature", None)
+    if not isinstance(signature, dict) or getattr(getattr(kernel, "metadata", None), "tensordesc_meta", None):
+        return None
+    return tuple(str(t) for t in signature.values())
 
 
 def fake_inputs(value: Any, device: str) -> Any:

@@ -123,6 +123,8 @@ def new_process(run: Any, gpu: int | None) -> Child:
         env["GLIBC_TUNABLES"] = MALLOC_POISON
     if run.cpus.work:
         env["KBX_CPUS"] = ",".join(map(str, run.cpus.work))
+    if run.triton_modules is not None:
+        env.update(run.triton_modules.env())
     return Child(HARNESS, limits, run.plan, env=env, candidate=True)
 
 
@@ -251,7 +253,7 @@ def warm_correctness(child: Child, task: Task, run: Any, log: StageLog, expected
     with run.compile_slots.slot() as waited:
         child.extend_clock(waited)  # queueing behind other candidates' compiles is not its time
         watch.at("correctness warm-up")
-        log.correct["warm"] = {**warm_up.warm_calls(child, calls), "slot_wait_s": waited}
+        log.correct["warm"] = {**warm_up.warm_calls(child, calls, run.triton_modules), "slot_wait_s": waited}
     return True
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOu
                                                       prefetch)
 from kernelbenchx.evaluator.parent.submission import Candidate
 from kernelbenchx.evaluator.parent.summary import TASK_SETS
+from kernelbenchx.evaluator.parent.triton_modules import TritonModules
 from kernelbenchx.evaluator.result import Result
 
 Progress = Callable[[int, int, "Result | None"], None]  # done, total, the result just written (None at start)
@@ -248,6 +250,10 @@ class Run:
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")
         keys: list[int | None] = list(range(gpus)) or [None]
+        # before the pool: its processes read the folder; KBX_TRITON_MODULES_OFF=1 is a benchmark's comparison
+        shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_OFF") != "1"
+        self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
+            if shared_modules else None
         self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)))
         self.pool.warm(keys)
 
@@ -333,6 +339,8 @@ class Run:
     def close(self) -> None:
         self.stop_prefetch()
         self.pool.close()
+        if self.triton_modules is not None:
+            self.triton_modules.close()
         pin_to(self.affinity)
         if self.guard_log:
             gpu_guard.write_timeline(self.guards, Path(self.guard_log))

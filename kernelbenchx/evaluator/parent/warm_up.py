@@ -22,6 +22,7 @@ from kernelbenchx.dataset.task import Task, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_case
 from kernelbenchx.evaluator.parent import observations, reported
+from kernelbenchx.evaluator.parent.triton_modules import TritonModules
 from kernelbenchx.evaluator.process import Child, ChildFailed
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
@@ -40,10 +41,15 @@ def row_layouts(stages: dict) -> tuple[dict, ...]:
     return distinct(layouts(row.call) for stage in STAGES for row in stages.get(stage, ()))
 
 
-def warm_calls(child: Child, calls: tuple[dict, ...]) -> dict:
-    """The correctness warm-up on these call layouts (see correctness)."""
+def warm_calls(child: Child, calls: tuple[dict, ...], modules: TritonModules | None = None) -> dict:
+    """The correctness warm-up on these call layouts (see correctness). The launcher signatures it reports go to
+    `modules`, which builds them for later candidates."""
     started = time.perf_counter()
-    return record(child.call(m.WarmCases(calls)), "correctness warm-up", started)
+    reply = child.call(m.WarmCases(calls))
+    stats = record(reply, "correctness warm-up", started)
+    if modules is not None and isinstance(reply.launchers, (tuple, list)):
+        stats["launchers"], stats["launchers_shared"] = modules.learn(reply.launchers)
+    return stats
 
 
 @functools.lru_cache(maxsize=256)
