@@ -250,8 +250,9 @@ class Run:
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")
         keys: list[int | None] = list(range(gpus)) or [None]
-        # before the pool: its processes read the folder; KBX_TRITON_MODULES_OFF=1 is a benchmark's comparison
-        shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_OFF") != "1"
+        # before the pool: its processes read the folder. Opt-in (KBX_TRITON_MODULES_ON=1): run 41 measured no gain
+        # (correctness warm-up child_s 1237 s with it, 1121 s without, same H200 host, half set)
+        shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_ON") == "1"
         self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
             if shared_modules else None
         self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)))
