@@ -66,16 +66,16 @@ def test_automatic_workers_scale_with_the_gpus_used_and_the_cores(monkeypatch):
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 4)
-    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)))
     assert RunConfig().resolved_workers() == 80
     assert RunConfig(device="cuda:2").resolved_workers() == 20
     assert RunConfig(device="cpu").resolved_workers() == 8
     assert RunConfig(workers=3).resolved_workers() == 3
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert RunConfig().resolved_workers() == 20
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 8)
     assert RunConfig(device="cuda").resolved_workers() == 20
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(2)))
     assert RunConfig(device="cpu").resolved_workers() == 2
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert RunConfig().resolved_workers() == 2
@@ -94,9 +94,11 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
     from kernelbenchx.evaluator.parent import context
     from kernelbenchx.evaluator.parent.context import CompileSlots, RunConfig
 
-    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert RunConfig().resolved_compile_slots() == 4 and RunConfig(compile_threads=1).resolved_compile_slots() == 16
     assert RunConfig(compile_slots=2).resolved_compile_slots() == 2
+    monkeypatch.setattr(os, "cpu_count", lambda: 32)  # a two-GPU host, this run under taskset on 16 cores
+    assert RunConfig().resolved_compile_slots() == 4
     with pytest.raises(UsageError):
         RunConfig(compile_slots=-1).resolved_compile_slots()
 
@@ -125,3 +127,30 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
             assert 0.09 <= waited and time.perf_counter() - started < 1
     with slots.slot() as waited, slots.slot() as then:  # the slot-less one gave nothing back: still one slot
         assert waited < 0.05 and then >= 0.09
+
+
+def test_candidates_go_to_the_gpu_with_the_fewest_in_flight():
+    """Spread by key alone, one GPU of two got 52 of 89 candidates (run 42). In flight counts decide; a
+    candidate's key only breaks ties, and a finished candidate frees its GPU."""
+    from contextlib import ExitStack
+
+    from kernelbenchx.evaluator.parent.context import GpuSpread
+
+    spread = GpuSpread(2)
+    with ExitStack() as held:
+        placed = [held.enter_context(spread.take(f"key{k}")) for k in range(10)]
+        assert sorted(placed.count(g) for g in (0, 1)) == [5, 5] and spread.busy == [5, 5]
+        with spread.take("one more") as extra:
+            assert spread.busy[extra] == 6
+        assert spread.busy == [5, 5]
+    assert spread.busy == [0, 0]
+    with spread.take("a") as first:
+        with spread.take("b") as second:
+            assert {first, second} == {0, 1}
+    firsts = set()
+    for k in range(40):  # on an idle host the key picks: first candidates go to both GPUs
+        with spread.take(f"k{k}") as gpu:
+            firsts.add(gpu)
+    assert firsts == {0, 1}
+    with GpuSpread(0).take("cpu") as none:
+        assert none is None

@@ -79,9 +79,8 @@ def run_stages(candidate: Candidate, run: Any, log: StageLog) -> tuple[Reason, s
         log.compile["static"] = {"kernels": report.kernels, "reachable": report.reachable,
                                  "launch_sites": report.launches, "interpreter_limits": limits}
     log.compile["static_s"] = round(time.perf_counter() - clock, 4)
-    gpu = run.gpu_for(candidate)
     watch.at("process")
-    with run.candidate_process(gpu) as child:
+    with run.place(candidate) as gpu, run.candidate_process(gpu) as child:
         try:
             # the load and the correctness warm-up need no expected outputs: they go on while those are computed
             watch.at("load")

@@ -87,7 +87,7 @@ class RunConfig:
             raise UsageError(f"--workers must be 0 (automatic) or positive, got {self.workers}")
         if self.workers:
             return self.workers
-        cores = os.cpu_count() or 2
+        cores = usable_cores()
         if self.device != "cpu" and torch.cuda.is_available():
             gpus = 1 if (self.device or "").startswith("cuda:") else torch.cuda.device_count()
             return max(1, min(AUTO_WORKERS_PER_GPU * gpus, cores * 5 // 4))
@@ -100,7 +100,7 @@ class RunConfig:
         The lane's own host work slows when more compiles run beside it."""
         if self.compile_slots < 0:
             raise UsageError(f"compile slots must be 0 (automatic) or positive, got {self.compile_slots}")
-        return self.compile_slots or max(1, (os.cpu_count() or 2) // max(1, self.compile_threads))
+        return self.compile_slots or max(1, usable_cores() // max(1, self.compile_threads))
 
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
@@ -133,6 +133,15 @@ class CpuPlan:
             return cls()
         reserved = cores[-2 * gpus:]
         return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
+
+
+def usable_cores() -> int:
+    """The cores this process may run on: its affinity, not the host's count (a run under `taskset` on a
+    two-GPU host sized its workers and compile slots for all 32 cores while it had 16)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 2
 
 
 def pin_to(cores: Any) -> set[int] | None:
@@ -215,6 +224,31 @@ def output_bytes(output: Any) -> int:
     return 0
 
 
+class GpuSpread:
+    """Each new candidate goes to the GPU with the fewest candidates in flight (ties: by its key). Spread by key
+    alone, a 2-GPU run of 89 candidates gave one GPU 52 and the other 37: the second GPU's lane stood idle for
+    the last 18 s of the run (docs/performance.md, run 42). Records say which GPU timed each candidate."""
+
+    def __init__(self, gpus: int) -> None:
+        self.busy = [0] * gpus
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def take(self, key: str) -> Iterator[int | None]:
+        if not self.busy:
+            yield None
+            return
+        first = derive_seed(key) % len(self.busy)
+        with self.lock:
+            gpu = min(range(len(self.busy)), key=lambda g: (self.busy[g], (g - first) % len(self.busy)))
+            self.busy[gpu] += 1
+        try:
+            yield gpu
+        finally:
+            with self.lock:
+                self.busy[gpu] -= 1
+
+
 class Run:
     """The state candidates share: the seed, the isolation plan, trusted servers, GPU guards and lanes."""
 
@@ -232,6 +266,7 @@ class Run:
         self.cpus = CpuPlan.for_host(gpus)
         self.affinity = pin_to(self.cpus.work)  # the parent's threads too stay off the timing cores
         self.guard_log = os.environ.get("KBX_GUARD_LOG")  # a file for the guards' timeline (a benchmark's)
+        self.spread = GpuSpread(gpus)
         self.guards = [gpu_guard.GpuGuard(timeline=bool(self.guard_log)) for _ in range(gpus)]
         self.quiet = HostQuiet(config.quiet_host)
         watch.GUARDS[:] = self.guards
@@ -291,9 +326,9 @@ class Run:
         """A started candidate process for `gpu` (from the pool), closed after its one candidate."""
         return self.pool.take(gpu, self.config.timeout_s)
 
-    def gpu_for(self, candidate: Candidate) -> int | None:
-        """Candidates are spread over GPUs by key; the candidate process and its timing lane share the GPU."""
-        return derive_seed(candidate.key) % len(self.lanes) if self.lanes else None
+    def place(self, candidate: Candidate) -> ContextManager[int | None]:
+        """The GPU for `candidate` while it runs: its process and its timing lane share it (GpuSpread)."""
+        return self.spread.take(candidate.key)
 
     def shared(self, gpu: int | None) -> Callable[[], ContextManager]:
         return lambda: gpu_guard.shared(self.guards, gpu)
