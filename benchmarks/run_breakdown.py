@@ -4,7 +4,8 @@
 
 Lane = the GPU's timing lane (`perf.seconds` held, `lane_wait_s + lane_rewait_s` queued); guard = the GPU's
 shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane);
-correct_warm = the correctness warm-up (right after the import). `lane_phases`: the lane's work inside the
+correct_warm = the correctness warm-up (right after the import; `correct_warm_phases`: its time to the first case
+called, to all called, to all compiled, and its CPU seconds). `lane_phases`: the lane's work inside the
 candidate's and the baseline's processes, per phase (`phases_s`: build, first call, compile, timing and its
 warm-up, capture, sample loop and held-output steps, recheck).
 """
@@ -47,10 +48,14 @@ def breakdown(run_dir: Path) -> dict:
         totals["judge"] += perf.get("judge_s") or 0
     elapsed = [r["elapsed_s"] for r in records]
     phases = lane_phases(records)
+    warm_phases: dict[str, float] = {}  # the correctness warm-up's own phases (child/warm.py), summed
+    for record in records:
+        for key, value in ((record["stages"].get("correct", {}).get("warm") or {}).get("phases") or {}).items():
+            warm_phases[key] = round(warm_phases.get(key, 0.0) + value, 1)
     return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
-            **{k: round(v, 1) for k, v in totals.items()}, "lane_phases": phases}
+            **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases, "lane_phases": phases}
 
 
 def lane_phases(records: list[dict]) -> dict[str, dict[str, float]]:

@@ -172,12 +172,17 @@ def test_a_malformed_warm_up_reply_is_a_protocol_breach() -> None:
     """The counts and seconds a candidate's process reports go into its record: NaN there is not even JSON."""
     for forged in (m.Warmed(3, 2, 5, float("nan"), (), observation()), m.Warmed(3, -1, 5, 1.0, (), observation()),
                    m.Warmed(True, 2, 5, 1.0, (), observation()), m.Warmed(3, 2, "5", 1.0, (), observation()),
-                   m.Warmed(3, 2, 5, 1.0, (7,), observation()), m.Warmed(3, 2, 5, "1", (), observation())):
+                   m.Warmed(3, 2, 5, 1.0, (7,), observation()), m.Warmed(3, 2, 5, "1", (), observation()),
+                   m.Warmed(3, 2, 5, 1.0, (), observation(), (), {"cpu_s": float("inf")}),
+                   m.Warmed(3, 2, 5, 1.0, (), observation(), (), ["calls_s"])):
         with pytest.raises(Rejected) as raised:
             warm_up.perf(WarmChild(forged), 60.0)
         assert raised.value.reason == Reason.PROTOCOL and "malformed" in raised.value.message, forged
     record = warm_up.perf(WarmChild(m.Warmed(3, 2, 5, 1.0, ("x" * 5000,) * 30, observation())), 60.0)
     assert len(record["skipped"]) == 20 and all(len(line) == 300 for line in record["skipped"])
+    record = warm_up.perf(WarmChild(m.Warmed(3, 3, 5, 1.0, (), observation(), (), {"cpu_s": 2.5, "made_up": 1.0})),
+                          60.0)
+    assert record["phases"] == {"cpu_s": 2.5}  # only the phases the schema names reach the record
 
 
 def stage_rows(task_id: str) -> dict:
@@ -243,6 +248,10 @@ def test_a_candidate_process_answers_the_correctness_warm_up_through_its_channel
         assert isinstance(child.call(m.Verify()), m.Symbols)  # the process serves requests after it
     assert 0 < record["cases"] < sum(map(len, rows.values()))  # stage 2 repeats stage 1's layouts
     assert record["warmed"] + len(record["skipped"]) >= record["cases"]
+    phases = record["phases"]
+    assert set(phases) == set(m.WARM_PHASES), phases
+    assert 0 <= phases["first_case_s"] <= phases["calls_s"] <= phases["compiled_s"] <= record["child_s"] + 1e-3
+    assert 0 < phases["main_cpu_s"] <= phases["cpu_s"] + 1e-3
 
 
 def test_the_first_perf_build_runs_under_the_shared_guard_and_a_hang_is_the_candidates(monkeypatch) -> None:

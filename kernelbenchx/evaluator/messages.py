@@ -255,6 +255,10 @@ class Warmed:
     # correctness warm-up: each distinct launcher signature compiled (its argument types), for the parent's shared
     # module builds (parent/triton_modules.py); untrusted, checked there
     launchers: tuple = ()
+    phases: dict = dataclasses.field(default_factory=dict)  # WARM_PHASES (child/warm.py); untrusted, diagnostics
+
+
+WARM_PHASES = ("first_case_s", "calls_s", "compiled_s", "cpu_s", "main_cpu_s")
 
 
 @message

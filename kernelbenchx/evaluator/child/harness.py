@@ -220,7 +220,7 @@ class Harness:
                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
         compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
         return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs,
-                        report.launchers)
+                        report.launchers, report.phases)
 
     def run_case(self, req: m.RunCase) -> m.CaseReport:
         with self.leased(req.lease):

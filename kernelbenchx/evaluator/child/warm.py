@@ -127,6 +127,9 @@ class WarmReport:
     seconds: float
     compiled: int | None = None  # distinct kernels compiled side by side (None: counted by the compile lease)
     launchers: tuple = ()  # distinct launcher signatures of those kernels (launcher_types)
+    # where its time went, seconds from its start: first case called, all called, all compiled (then the
+    # launchers); and CPU seconds, of the process and of the calling thread (messages.WARM_PHASES)
+    phases: dict = field(default_factory=dict)
 
 
 def perf_cases(task: Task, entry: Callable[..., Any], device: str, pool: Executor | None = None) -> WarmReport:
@@ -151,7 +154,8 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
               pool: Executor | None = None) -> WarmReport:
     """Build each case's inputs under FakeTensorMode and call `entry` on them, launches compiling only (on
     `pool`'s threads when given)."""
-    started = time.perf_counter()
+    started, cpu, main_cpu = time.perf_counter(), time.process_time(), time.thread_time()
+    phases: dict[str, float] = {}
     warmed, skipped, intact = 0, [], True
     with compile_only() as hooks, side_by_side(pool) as futures:
         for index, build in enumerate(builders):
@@ -163,6 +167,9 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
             except BaseException as exc:  # candidate code may raise anything, SystemExit included
                 skipped.append(f"case {index}: {type(exc).__name__}: {str(exc)[:200]}")
             intact = intact and hooks.intact()
+            phases.setdefault("first_case_s", time.perf_counter() - started)
+        phases["calls_s"] = time.perf_counter() - started
+    phases["compiled_s"] = time.perf_counter() - started
     skipped += [f"autotune config {error}" for error in hooks.errors]
     skipped += [f"compile: {type(f.future.exception()).__name__}: {str(f.future.exception())[:200]}"
                 for f in futures if f.kernel is None and f.future.exception() is not None]
@@ -170,8 +177,9 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
     if kernels and pool is not None:  # the launchers (gcc), side by side too, as the lease would build them
         list(pool.map(build_launcher, kernels))
     launchers = tuple(dict.fromkeys(t for t in map(launcher_types, kernels) if t is not None))
+    phases |= {"cpu_s": time.process_time() - cpu, "main_cpu_s": time.thread_time() - main_cpu}
     return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started,
-                      len(futures) if futures else None, launchers)
+                      len(futures) if futures else None, launchers, phases)
 
 
 def launcher_types(kernel: Any) -> tuple[str, ...] | None:

@@ -121,13 +121,16 @@ def record(reply: Any, what: str, started: float) -> dict:
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to the {what}: {type(reply).__name__}")
     malformed = (reported.counts_problem({"cases": reply.cases, "warmed": reply.warmed, "compiles": reply.compiles})
                  or reported.seconds_problem("seconds", reply.seconds)
-                 or reported.strings_problem("skipped", reply.skipped))
+                 or reported.strings_problem("skipped", reply.skipped)
+                 or reported.phases_problem(reply.phases))
     if malformed:
         raise Rejected(Reason.PROTOCOL, f"the {what} reply is malformed ({malformed})")
     observations.judge_tampering(reply.observation or m.Observation(0, {}, 0, 0, False), what)
     return {"seconds": round(time.perf_counter() - started, 3), "child_s": round(reply.seconds, 3),
             "cases": reply.cases, "warmed": reply.warmed, "compiles": reply.compiles,
-            "skipped": [line[:300] for line in reply.skipped[:20]]}
+            "skipped": [line[:300] for line in reply.skipped[:20]],
+            **({"phases": phases} if (phases := {k: round(reply.phases[k], 3) for k in m.WARM_PHASES
+                                                 if k in reply.phases}) else {})}
 
 
 def layouts(call: dict) -> dict:
