@@ -5,6 +5,7 @@
 # later stopped. Each run comes back as $OUT/q$k.tgz with its guards' timeline (benchmarks/guard_timeline.py);
 # the log has each run's CPU busy share and GPU utilization. RESUME=--resume continues /tmp/q/run$k. EVERY=2 (FIRST=0)
 # submits every second kept solution only: a sample of every category, for pairs of runs that fit one device call.
+# EXTRA adds options to each `kbx eval` (e.g. EXTRA="--compile-slots 8 --compile-threads 2").
 # Runs 18 and 19 of benchmarks/runs/2026-11-27-h200 (docs/performance.md):
 #   (on the device)  OUT=out SEED=886863850761903279 SKIP_SMOKE=1 EVAL_S=465 DRAIN_S=100 WORKERS=20 bash benchmarks/side_by_side.sh
 set -uo pipefail
@@ -43,7 +44,7 @@ smi=$!
 for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
   n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
   KBX_GUARD_LOG=/tmp/q/guard$k.jsonl CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
-    --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
+    --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" ${EXTRA:-} > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
   pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1))" | tee -a "$OUT/log.txt"; k=$((k+1))
 done
 start=$(date +%s)

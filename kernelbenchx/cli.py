@@ -84,6 +84,9 @@ def eval_(
     perf: Annotated[bool, typer.Option(help="time candidates on the GPU")] = True,
     warm_up: Annotated[bool, typer.Option(help="compile each candidate's kernels on fake inputs before its "
                                                "correctness cases and before its timing")] = True,
+    compile_slots: Annotated[int, typer.Option(help="candidates compiling their correctness kernels at once (0: "
+                                                    "automatic, the usable cores over --compile-threads)")] = 0,
+    compile_threads: Annotated[int, typer.Option(help="compile threads per candidate's correctness warm-up")] = 4,
     task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
@@ -98,7 +101,8 @@ def eval_(
 
     config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
-                       warm_up=warm_up, task_set=task_set, require_isolation=require_isolation, ray=ray)
+                       warm_up=warm_up, compile_slots=compile_slots, compile_threads=compile_threads,
+                       task_set=task_set, require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

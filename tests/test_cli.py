@@ -140,6 +140,9 @@ def test_debug_shows_the_traceback(tmp_path):
 def test_help_and_listing_explain_themselves():
     help_text = kbx("eval", "--help").output
     assert "0: automatic" in help_text and "--overwrite" in help_text and "--resume" in help_text
+    assert "--compile-slots" in help_text and "--compile-threads" in help_text
+    refused = kbx("eval", "x.jsonl", "--compile-threads", "99")
+    assert refused.exit_code == 2 and "compile threads must be 0 to 32" in refused.output
     listing = kbx("tasks", "list").stdout.splitlines()
     assert listing[0].split()[:3] == ["id", "difficulty", "set"]
     assert "did you mean Activation/relu" in kbx("tasks", "show", "Activation/rleu").output

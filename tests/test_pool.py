@@ -101,6 +101,10 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
     assert RunConfig().resolved_compile_slots() == 4
     with pytest.raises(UsageError):
         RunConfig(compile_slots=-1).resolved_compile_slots()
+    for bad in (RunConfig(compile_slots=-2), RunConfig(compile_threads=-1), RunConfig(compile_threads=33)):
+        with pytest.raises(UsageError):
+            bad.check()
+    RunConfig(compile_slots=8, compile_threads=0).check()
 
     slots, order = CompileSlots(1), []
     first_in, release = threading.Event(), threading.Event()

@@ -251,7 +251,7 @@ def test_a_candidate_process_answers_the_correctness_warm_up_through_its_channel
     phases = record["phases"]
     assert set(phases) == set(m.WARM_PHASES), phases
     assert 0 <= phases["first_case_s"] <= phases["calls_s"] <= phases["compiled_s"] <= record["child_s"] + 1e-3
-    assert 0 < phases["main_cpu_s"] <= phases["cpu_s"] + 1e-3
+    assert 0 < phases["main_cpu_s"] <= phases["cpu_s"] + 0.02 and phases["tools_cpu_s"] >= 0  # clocks differ
 
 
 def test_the_first_perf_build_runs_under_the_shared_guard_and_a_hang_is_the_candidates(monkeypatch) -> None:

@@ -258,7 +258,7 @@ class Warmed:
     phases: dict = dataclasses.field(default_factory=dict)  # WARM_PHASES (child/warm.py); untrusted, diagnostics
 
 
-WARM_PHASES = ("first_case_s", "calls_s", "compiled_s", "cpu_s", "main_cpu_s")
+WARM_PHASES = ("first_case_s", "calls_s", "compiled_s", "cpu_s", "main_cpu_s", "tools_cpu_s")
 
 
 @message

@@ -21,6 +21,7 @@ skipped and simply compiles at its real first call, as before.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -128,7 +129,8 @@ class WarmReport:
     compiled: int | None = None  # distinct kernels compiled side by side (None: counted by the compile lease)
     launchers: tuple = ()  # distinct launcher signatures of those kernels (launcher_types)
     # where its time went, seconds from its start: first case called, all called, all compiled (then the
-    # launchers); and CPU seconds, of the process and of the calling thread (messages.WARM_PHASES)
+    # launchers); and CPU seconds of the process, of the calling thread and of the tools it ran (ptxas, gcc)
+    # (messages.WARM_PHASES)
     phases: dict = field(default_factory=dict)
 
 
@@ -154,7 +156,7 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
               pool: Executor | None = None) -> WarmReport:
     """Build each case's inputs under FakeTensorMode and call `entry` on them, launches compiling only (on
     `pool`'s threads when given)."""
-    started, cpu, main_cpu = time.perf_counter(), time.process_time(), time.thread_time()
+    started, cpu, main_cpu, tools = time.perf_counter(), time.process_time(), time.thread_time(), tools_cpu()
     phases: dict[str, float] = {}
     warmed, skipped, intact = 0, [], True
     with compile_only() as hooks, side_by_side(pool) as futures:
@@ -177,9 +179,16 @@ def warm_each(builders: list[Callable[[], tuple[tuple, dict]]], entry: Callable[
     if kernels and pool is not None:  # the launchers (gcc), side by side too, as the lease would build them
         list(pool.map(build_launcher, kernels))
     launchers = tuple(dict.fromkeys(t for t in map(launcher_types, kernels) if t is not None))
-    phases |= {"cpu_s": time.process_time() - cpu, "main_cpu_s": time.thread_time() - main_cpu}
+    phases |= {"cpu_s": time.process_time() - cpu, "main_cpu_s": time.thread_time() - main_cpu,
+               "tools_cpu_s": tools_cpu() - tools}
     return WarmReport(len(builders), warmed, skipped, intact, time.perf_counter() - started,
                       len(futures) if futures else None, launchers, phases)
+
+
+def tools_cpu() -> float:
+    """CPU seconds of the ended child processes (ptxas, gcc)."""
+    times = os.times()
+    return times.children_user + times.children_system
 
 
 def launcher_types(kernel: Any) -> tuple[str, ...] | None:

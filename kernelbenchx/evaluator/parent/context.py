@@ -111,7 +111,11 @@ class RunConfig:
                              f"{','.join(self.baselines)}")
         if self.timeout_s <= 0 or self.perf_timeout_s <= 0:
             raise UsageError("timeouts must be positive")
+        if not 0 <= self.compile_threads <= MAX_COMPILE_THREADS:
+            raise UsageError(f"compile threads must be 0 to {MAX_COMPILE_THREADS}, got {self.compile_threads}",
+                             hint="0 compiles one kernel after another inside the candidate's calls")
         self.resolved_workers()
+        self.resolved_compile_slots()
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def derive_seed(*parts: Any) -> int:
     return int.from_bytes(digest[:7], "little")
 
 
+MAX_COMPILE_THREADS = 32
 COMPILE_SLOT_WAIT_S = 30.0  # a candidate waits at most this for a compile slot, then compiles without one
 
 
