@@ -357,3 +357,23 @@ def test_the_correctness_warm_up_goes_before_the_expected_outputs_and_falls_back
     cpu_run = SimpleNamespace(**{**vars(run), "on_cpu": True})
     child = Child(m.Warmed(3, 3, 2, 0.5, (), observation()))
     assert candidate.warm_correctness(child, task, cpu_run, log) and not hasattr(child, "request")
+
+
+def test_prepare_pays_the_fake_tensor_imports_before_a_candidate_without_touching_cuda() -> None:
+    """warm.prepare() runs in every GPU candidate process before its first request: afterwards the first fake
+    call imports nothing more, and CUDA is still uninitialised (the pool's processes must not hold a context)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys, time, torch\n"
+             "from kernelbenchx.evaluator.child import warm\n"
+             "assert 'torch._dynamo' not in sys.modules\n"
+             "warm.prepare()\n"
+             "before = set(sys.modules)\n"
+             "from torch._subclasses.fake_tensor import FakeTensorMode\n"
+             "with FakeTensorMode(allow_non_fake_inputs=True):\n"
+             "    torch.nn.functional.gelu(torch.empty(4, 4)).sum()\n"
+             "print(len(set(sys.modules) - before), torch.cuda.is_initialized())\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["0", "False"], out.stdout

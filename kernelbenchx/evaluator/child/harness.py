@@ -138,8 +138,9 @@ class Harness:
     def join(self, threads: ConfinedThreads) -> None:
         threads.shutdown()
         # a joined thread leaves /proc/self/task a moment after join() returns; polls, not a clock, bound the wait
-        # (the parent may stop this process for a while: parent/host_quiet.py)
-        for _ in range(400):
+        # (the parent may stop this process for a while: parent/host_quiet.py). 400 polls were too few once on a
+        # loaded gVisor host: a reference solution was rejected for "1 extra thread" (run 43)
+        for _ in range(JOIN_POLLS):
             if observe.thread_count() <= self.threads_alone:
                 break
             time.sleep(0.005)
@@ -435,8 +436,13 @@ def aliased(out: Any, inputs: list[torch.Tensor]) -> list[int]:
     return [i for i, t in enumerate(inputs) if t.numel() and t.untyped_storage().data_ptr() in pointers]
 
 
+JOIN_POLLS = 2000  # of 5 ms each: up to 10 s of this process's running time, only ever spent by a stuck thread
+
+
 def main() -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log, for the operator
+    if os.environ.get("TRITON_INTERPRET") != "1":  # a GPU process: it will warm up (on the CPU path it never does)
+        warm.prepare()
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.OpenDevice: harness.open_device, m.Load: harness.load, m.RunCase: harness.run_case,

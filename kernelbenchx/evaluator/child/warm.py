@@ -200,6 +200,16 @@ def launcher_types(kernel: Any) -> tuple[str, ...] | None:
     return tuple(str(t) for t in signature.values())
 
 
+def prepare() -> None:
+    """What every warm-up's first case paid before its first kernel: FakeTensorMode's first construction imports
+    torch._dynamo (about 800 modules: 1.3 s on an idle core), and its first operations load the meta kernels.
+    Called in the candidate process before it serves its first request, so a pooled process pays it while it
+    waits for a candidate, not inside a compile slot. CPU tensors only: CUDA stays uninitialised until the load."""
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        x = torch.empty(8, 8)
+        torch.softmax(x.t().contiguous() @ x, -1).sum(0)
+
+
 def fake_inputs(value: Any, device: str) -> Any:
     """`value` with each TensorLayout replaced by a fake tensor of that layout (call under FakeTensorMode)."""
     if isinstance(value, m.TensorLayout):
