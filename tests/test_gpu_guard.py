@@ -805,3 +805,43 @@ def test_a_server_pool_lends_whichever_server_comes_free_first():
         t.join()
     assert fourth.startswith("short") and waited < 1.0
     assert sorted(got) == ["long", "short-1", "short-2"]
+
+
+def test_waiting_timings_go_by_priority_then_arrival():
+    """While a timing holds the lane, four more queue; they get it highest priority first, equal priorities in the
+    order they came (the Condition alone wakes them in any order)."""
+    from kernelbenchx.evaluator.parent.gpu_guard import TimingLease
+
+    guard, order = GpuGuard(), []
+    release = threading.Event()
+
+    def holder():
+        with TimingLease(guard):
+            release.wait(5)
+
+    def timing(name, priority):
+        with TimingLease(guard, priority):
+            order.append(name)
+
+    first = threading.Thread(target=holder)
+    first.start()
+    while not guard.timing:
+        time.sleep(0.001)
+    waiting = []
+    for name, priority in (("small a", 0.0), ("large", 300.0), ("small b", 0.0), ("medium", 2.0)):
+        thread = threading.Thread(target=timing, args=(name, priority))
+        thread.start()
+        waiting.append(thread)
+        while len(guard.queue) < len(waiting):  # queued in this order
+            time.sleep(0.001)
+    release.set()
+    for thread in [first, *waiting]:
+        thread.join(5)
+    assert order == ["large", "medium", "small a", "small b"] and guard.queue == [] and not guard.timing
+
+
+def test_lane_priority_counts_the_held_output_elements():
+    from kernelbenchx.evaluator.parent.candidate import lane_priority
+
+    assert lane_priority(()) == 0.0
+    assert lane_priority(((((1000, 1000), "float32"), ((10,), "int64")), (((2, 500, 1000), "float16"),))) == 2.00001

@@ -256,6 +256,14 @@ def warm_correctness(child: Child, task: Task, run: Any, log: StageLog, expected
     return True
 
 
+def lane_priority(held: tuple) -> float:
+    """Millions of output elements the lane holds back to judge after the timing (`held`: per perf case, the
+    (shape, dtype) of each output). Their judgement follows the lane: up to a minute for a dropout output of
+    2^26 elements (run 44, where such candidates also waited up to 47 s for the lane and ended the run), so
+    they are timed first."""
+    return sum(math.prod(shape) for case in held for shape, _ in case) / 1e6
+
+
 def child_failure(failed: ChildFailed) -> Rejected:
     reason = {"timeout": Reason.WALL_CLOCK, "crash": Reason.PROCESS_DIED, "protocol": Reason.PROTOCOL}[failed.kind]
     return Rejected(reason, str(failed), stderr_tail=failed.stderr[-2000:])
@@ -269,15 +277,15 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
                                                "nothing about speed"}
     lane = run.lane(gpu)
     warmed = None
+    held = warm_up.held_layouts(task.id) if perf_stage.judged_by_lane(task) else ()
     if run.config.warm_up:
         watch.at("perf warm-up")
-        held = warm_up.held_layouts(task.id) if perf_stage.judged_by_lane(task) else ()
         warmed = warm_up.perf(child, lane.timeout_s, hold=held)
         watch.at("perf build")
         warmed["build_s"] = warm_up.build(child, task, run.shared(gpu), lane.timeout_s)
     perf_stage.case_plan(task, lane.protocol.input_sets)  # CPU work: before the lane, not inside it
     watch.at("perf guard")
-    with TimingLease(run.guards[gpu]) as lane_lease, run.quiet.timing(child):
+    with TimingLease(run.guards[gpu], lane_priority(held)) as lane_lease, run.quiet.timing(child):
         watch.at("perf")
         wait = lane_lease.waited
         clock = time.perf_counter()

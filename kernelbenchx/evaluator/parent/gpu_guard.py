@@ -9,6 +9,10 @@ stream of checks), and when a timing ends, the checks that queued behind it go b
 a queue of timings does not starve the checks either). Checks are sent one case at a time, so a timing
 waits at most for the case in flight in each worker, and a candidate process gives its side of the guard back
 while Triton compiles (a Lease), so nobody waits for a compiler.
+
+Waiting timings go by priority, then by arrival (the Condition alone woke them in any order: one candidate
+waited 47 s for the lane in run 44). A candidate whose outputs are judged after its timing has the priority
+of their size (candidate.lane_priority), so long judgements start early instead of ending the run.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class GpuGuard:
         self.sharers_waiting = 0
         self.sharers_turn = False  # checks that queued behind a finished timing go first
         self.reserved = False  # a timing paused while its candidate compiles: checks may run, no other timing
+        self.queue: list[tuple[float, int]] = []  # waiting timings, (-priority, arrival): the least goes next
+        self.arrivals = 0
 
     @contextmanager
     def shared(self) -> Iterator[None]:
@@ -59,12 +65,17 @@ class GpuGuard:
             self.stamp(span)
 
     @contextmanager
-    def exclusive(self) -> Iterator[None]:
+    def exclusive(self, priority: float = 0.0) -> Iterator[None]:
+        """The GPU alone; among waiting timings the highest `priority` goes first, then the earliest."""
         span = self.span("exclusive")
         with self.cond:
             self.timings_waiting += 1
+            mine = (-priority, self.arrivals)
+            self.arrivals += 1
+            self.queue.append(mine)
             self.cond.wait_for(lambda: not self.timing and not self.reserved and not self.sharers
-                               and not self.sharers_turn)
+                               and not self.sharers_turn and min(self.queue) == mine)
+            self.queue.remove(mine)
             self.timings_waiting -= 1
             self.timing = True
             self.exclusive_span = span  # the holder's: ended by its pause or its release
@@ -181,8 +192,8 @@ class TimingLease(Lease):
     meanwhile, but no other timing starts, so one candidate's perf-size inputs are on the GPU at a time
     (letting timings interleave ran a 139 GiB H200 out of memory)."""
 
-    def __init__(self, guard: GpuGuard) -> None:
-        super().__init__(guard.exclusive)
+    def __init__(self, guard: GpuGuard, priority: float = 0.0) -> None:
+        super().__init__(lambda: guard.exclusive(priority))
         self.guard = guard
         self.paused = False
 
