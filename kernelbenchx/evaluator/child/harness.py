@@ -442,7 +442,10 @@ JOIN_POLLS = 2000  # of 5 ms each: up to 10 s of this process's running time, on
 def main() -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log, for the operator
     if os.environ.get("TRITON_INTERPRET") != "1":  # a GPU process: it will warm up (on the CPU path it never does)
-        warm.prepare()
+        try:
+            warm.prepare()
+        except Exception as exc:  # only a head start: the warm-up pays it instead
+            sys.stderr.write(f"kbx: warm-up preparation failed: {type(exc).__name__}: {exc}\n")
     channel = Channel(int(sys.argv[1]))
     harness = Harness(channel)
     handlers = {m.OpenDevice: harness.open_device, m.Load: harness.load, m.RunCase: harness.run_case,
