@@ -5,9 +5,10 @@
 Lane = the GPU's timing lane (`perf.seconds` held, `lane_wait_s + lane_rewait_s` queued); guard = the GPU's
 shared guard the correctness stages queue for behind timings; warm = the perf warm-up (off the lane);
 correct_warm = the correctness warm-up (right after the import; `correct_warm_phases`: its time to the first case
-called, to all called, to all compiled, and its CPU seconds). `lane_phases`: the lane's work inside the
-candidate's and the baseline's processes, per phase (`phases_s`: build, first call, compile, timing and its
-warm-up, capture, sample loop and held-output steps, recheck).
+called, to all called, to all compiled, and its CPU seconds); `judge_phases`: the judgements after the lane
+(fetch, digest, the trusted judge's call; inside it, its guarded turn, guard waits, yields, host-only step).
+`lane_phases`: the lane's work inside the candidate's and the baseline's processes, per phase (`phases_s`: build,
+first call, compile, timing and its warm-up, capture, sample loop and held-output steps, recheck).
 """
 
 from __future__ import annotations
@@ -48,14 +49,22 @@ def breakdown(run_dir: Path) -> dict:
         totals["judge"] += perf.get("judge_s") or 0
     elapsed = [r["elapsed_s"] for r in records]
     phases = lane_phases(records)
-    warm_phases: dict[str, float] = {}  # the correctness warm-up's own phases (child/warm.py), summed
-    for record in records:
-        for key, value in ((record["stages"].get("correct", {}).get("warm") or {}).get("phases") or {}).items():
-            warm_phases[key] = round(warm_phases.get(key, 0.0) + value, 1)
+    warm_phases = summed(((r["stages"].get("correct", {}).get("warm") or {}).get("phases") for r in records))
+    judge_phases = summed(r["stages"].get("perf", {}).get("judge_phases") for r in records)
     return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
-            **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases, "lane_phases": phases}
+            **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases,
+            "judge_phases": judge_phases, "lane_phases": phases}
+
+
+def summed(parts) -> dict[str, float]:
+    """Each key's values summed over the dicts in `parts` (None where a record has none)."""
+    total: dict[str, float] = {}
+    for part in parts:
+        for key, value in (part or {}).items():
+            total[key] = round(total.get(key, 0.0) + value, 1)
+    return total
 
 
 def lane_phases(records: list[dict]) -> dict[str, dict[str, float]]:

@@ -572,17 +572,17 @@ def test_a_trusted_server_s_guarded_turn_gives_the_guard_back_between_operations
     monkeypatch.setattr(server, "CHANNEL", Channel())
     monkeypatch.setattr(server, "YIELD_S", 0.05)
     x = torch.ones(4)
-    with server.gpu_turn(True):
+    with server.gpu_turn(True) as turn:
         for _ in range(3):
             x = x + 1
             time.sleep(0.06)
-    assert float(x[0]) == 4.0
+    assert float(x[0]) == 4.0 and turn.yields >= 2  # the trusted judge reports them (CheckResult.phases)
     assert sent[0] == "GpuAcquire" and sent[-1] == "GpuRelease"
     assert sent.count("GpuAcquire") == sent.count("GpuRelease") >= 3  # the turn was cycled between operations
     sent.clear()
-    with server.gpu_turn(True):  # quick work: one turn
+    with server.gpu_turn(True) as turn:  # quick work: one turn
         x = x + 1
-    assert sent == ["GpuAcquire", "GpuRelease"]
+    assert sent == ["GpuAcquire", "GpuRelease"] and turn.yields == 0 and turn.waited >= 0
 
 
 def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
@@ -664,7 +664,8 @@ def test_a_timing_gets_in_while_a_real_judge_s_long_guarded_work_is_under_way():
         server.close()
     (asked, got), = granted
     (verdict, done), = judged
-    assert verdict == m.CheckResult(None)  # the judgement is the same for its pauses
+    assert isinstance(verdict, m.CheckResult) and (verdict.reason, verdict.note) == (None, "")  # as if never paused
+    assert verdict.phases["yields"] >= 1 and verdict.phases["turn_s"] > verdict.phases["guard_wait_s"]  # reported
     print(f"timing waited {got - asked:.2f} s; the judgement ended {done - got:.2f} s after it got in")
     assert done - got > 1.0  # the battery went on for seconds, without the guard
     assert got - asked < 0.5 * (done - asked)  # the timing waited for the guarded part, not for the judgement
@@ -730,7 +731,8 @@ def test_a_perf_judgement_s_battery_runs_after_its_guarded_turn_once_its_gpu_ten
     monkeypatch.setattr(laws, "structure_reason", battery)
     task = get_task("Fusion/fused_dropout_sigmoid_linear")
     output = run_reference(task, perf_case.build_case(task, 0, 7, "cpu")[1])
-    assert server.check(m.PerfCheck(task.id, 0, 7, output, "cpu", True)) == m.CheckResult(None)
+    verdict = server.check(m.PerfCheck(task.id, 0, 7, output, "cpu", True))
+    assert verdict.reason is None and set(verdict.phases) == {"turn_s", "guard_wait_s", "yields", "host_s"}
     assert channel.sent[-3:] == ["GpuAcquire", "GpuRelease", "battery"]
     assert server.check(m.PerfCheck(task.id, 0, 7, torch.zeros_like(output), "cpu", True)).reason  # all dropped
 

@@ -320,6 +320,9 @@ class Prepared:
 class CheckResult:
     reason: str | None
     note: str = ""  # set by the parent: how it was judged, when not as asked
+    # the trusted judge's own time: its guarded turn (turn_s, of which guard_wait_s queued for the guard, in
+    # `yields` + 1 waits) and the host-only step after it (host_s: a stochastic task's statistical battery)
+    phases: dict = dataclasses.field(default_factory=dict)
 
 
 # -------------------------------------------------------------------------------------------------------------

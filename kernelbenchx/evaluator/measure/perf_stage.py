@@ -243,27 +243,40 @@ def recheck(task: Task, index: int, base: m.PerfReport, mine: m.PerfReport, wher
             raise Rejected(Reason.PERF_RECHECK, f"{where}: {reason}")
 
 
+JUDGE_PHASES = ("turn_s", "guard_wait_s", "yields", "host_s")  # the trusted judge's (messages.CheckResult)
+
+
 def judge_pending(task: Task, pending: list[tuple[int, str]], lane: Lane,
-                  fetch: Callable[[int], Any]) -> tuple[float, list[str]]:
+                  fetch: Callable[[int], Any]) -> tuple[float, list[str], dict[str, float]]:
     """Judge the perf-size outputs recheck set aside, after the timing: each is fetched from the candidate
     process (`fetch`), must match the digest reported when it was timed, and is judged by a trusted server.
-    Raises Rejected for the first that fails. Returns the seconds it took and the judges' notes (a judgement
-    that fell back to the CPU)."""
+    Raises Rejected for the first that fails. Returns the seconds it took, the judges' notes (a judgement
+    that fell back to the CPU) and where the time went, summed over the outputs: fetch_s, digest_s, judge_s
+    (the trusted server's call, waiting for a free judge included) and the judge's own JUDGE_PHASES."""
     started, notes = time.perf_counter(), []
+    phases = dict.fromkeys(("fetch_s", "digest_s", "judge_s", *JUDGE_PHASES), 0.0)
     for index, digest in pending:
         where = f"perf case {index}"
+        clock = time.perf_counter()
         output = fetch(index)
+        fetched = time.perf_counter()
         if output_digest(output) != digest:
             raise Rejected(Reason.DEFERRED_WORK, f"{where}: the timed output changed in the candidate process "
                                                  "between its timing and its judgement")
+        digested = time.perf_counter()
         seed = lane.seed_of(task.id, "perf", index, 0)
         verdict = lane.judge(m.PerfCheck(task.id, index, seed, output), 900)
+        phases["fetch_s"] += fetched - clock
+        phases["digest_s"] += digested - fetched
+        phases["judge_s"] += time.perf_counter() - digested
         if not isinstance(verdict, m.CheckResult):
             raise Rejected(Reason.HARNESS_ERROR, f"{where}: the output could not be judged: {describe(verdict)}")
         if verdict.reason:
             raise Rejected(Reason.PERF_RECHECK, f"{where}: timed output (input set 0): {verdict.reason}")
         notes += [f"{where}: {verdict.note}"] if verdict.note else []
-    return time.perf_counter() - started, notes
+        for key in JUDGE_PHASES:
+            phases[key] += verdict.phases.get(key, 0.0) if isinstance(verdict.phases, dict) else 0.0
+    return time.perf_counter() - started, notes, {k: round(v, 3) for k, v in phases.items()}
 
 
 def fetch_output(child: Child, index: int, timeout_s: float) -> Any:

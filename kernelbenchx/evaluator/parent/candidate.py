@@ -294,9 +294,10 @@ def perf(child: Child, task: Task, run: Any, gpu: int | None) -> dict:
     pending = result.pop("pending")
     watch.at("perf judge")
     fetch = partial(perf_stage.fetch_output, child, timeout_s=lane.timeout_s)
-    judge_s, notes = perf_stage.judge_pending(task, pending, lane, fetch) if pending else (0.0, [])  # Run.judge
+    judge_s, notes, judge_phases = perf_stage.judge_pending(task, pending, lane, fetch) if pending else (0.0, [], {})
     return {**result, "lane_wait_s": round(wait, 3), "seconds": round(seconds, 3),
             "lane_rewait_s": round(lane_lease.waited - wait, 3), "compiles_off_lane": lane_lease.released,
-            "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}), "gpu": run.gpu_identity(gpu),
+            "judge_s": round(judge_s, 3), **({"judge_notes": notes} if notes else {}),
+            **({"judge_phases": judge_phases} if judge_phases else {}), "gpu": run.gpu_identity(gpu),
             "stopped_s": round(child.stopped_for(), 3),  # kept stopped for other candidates' eager timings
             **({"warm": warmed} if warmed else {})}

@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import torch
@@ -46,18 +47,27 @@ def expected(req: m.ExpectedRequest) -> m.Expected:
 YIELD_S = 0.25
 
 
+@dataclass
+class Turn:
+    """What a guarded turn cost: seconds waited for the guard (first and after each yield), and the yields."""
+
+    waited: float = 0.0
+    yields: int = 0
+
+
 @contextlib.contextmanager
-def gpu_turn(guarded: bool) -> Iterator[None]:
+def gpu_turn(guarded: bool) -> Iterator[Turn]:
     """The GPU's shared guard, asked of the parent through the channel (parent/gpu_guard.py, Lease), given back
     and asked for again every YIELD_S of the work inside (so a timing waits at most that long for it)."""
+    turn = Turn()
     if not guarded or CHANNEL is None:
-        yield
+        yield turn
         return
     warm_dispatch()
-    acquire(CHANNEL)
+    acquire(CHANNEL, turn)
     try:
-        with Yielding(CHANNEL):
-            yield
+        with Yielding(CHANNEL, turn):
+            yield turn
     finally:
         try:
             quiet()  # raises after a sticky CUDA error: the guard is given back all the same
@@ -71,9 +81,11 @@ def warm_dispatch() -> None:
     import torch._dynamo  # noqa: F401
 
 
-def acquire(channel: Channel) -> None:
+def acquire(channel: Channel, turn: Turn) -> None:
+    asked = time.perf_counter()
     if not isinstance(channel.ask(m.GpuAcquire()), m.GpuGranted):
         os._exit(70)  # the parent is gone or confused: nothing may touch the GPU now
+    turn.waited += time.perf_counter() - asked
 
 
 def quiet() -> None:
@@ -85,16 +97,17 @@ def quiet() -> None:
 class Yielding(TorchDispatchMode):
     """Before an operation, once the turn is YIELD_S old: let the GPU go quiet, give the guard back, wait for it."""
 
-    def __init__(self, channel: Channel) -> None:
+    def __init__(self, channel: Channel, turn: Turn) -> None:
         super().__init__()
-        self.channel, self.since, self.yields = channel, time.perf_counter(), 0
+        self.channel, self.since, self.turn = channel, time.perf_counter(), turn
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         if time.perf_counter() - self.since > YIELD_S:
             quiet()
             self.channel.reply(m.GpuRelease())
-            acquire(self.channel)
-            self.since, self.yields = time.perf_counter(), self.yields + 1
+            acquire(self.channel, self.turn)
+            self.since = time.perf_counter()
+            self.turn.yields += 1
         return func(*args, **(kwargs or {}))
 
 
@@ -156,11 +169,16 @@ def solution(task: Any) -> Any:
 def check(req: m.PerfCheck) -> m.CheckResult:
     """A custom-check task's judgement of a candidate's perf-size output, on inputs rebuilt from the seed; under
     the GPU's shared guard when the request says so (the output's transfer here is not: gigabytes take seconds)."""
+    started = time.perf_counter()
     with host_work.deferring():
-        with gpu_turn(req.guarded):
+        with gpu_turn(req.guarded) as turn:
             result = judged(req)  # its GPU tensors dropped at the end of its turn
+        turned = time.perf_counter()
         # a deferred statistical battery runs on the CPU now, without the guard and beside no GPU memory of ours
-        return m.CheckResult(host_work.settle(result.reason), result.note)
+        reason = host_work.settle(result.reason)
+    phases = {"turn_s": turned - started, "guard_wait_s": turn.waited, "yields": turn.yields,
+              "host_s": time.perf_counter() - turned}
+    return m.CheckResult(reason, result.note, phases)
 
 
 def judged(req: m.PerfCheck) -> m.CheckResult:
