@@ -847,3 +847,41 @@ def test_lane_priority_counts_the_held_output_elements():
 
     assert lane_priority(()) == 0.0
     assert lane_priority(((((1000, 1000), "float32"), ((10,), "int64")), (((2, 500, 1000), "float16"),))) == 2.00001
+
+
+def test_a_low_priority_timing_is_overtaken_at_most_overtaken_times(monkeypatch):
+    """Later high-priority timings go first, but only OVERTAKEN times: then the old one goes, whatever comes."""
+    from kernelbenchx.evaluator.parent import gpu_guard
+
+    monkeypatch.setattr(gpu_guard, "OVERTAKEN", 2)
+    guard, order = GpuGuard(), []
+    holding = {name: threading.Event() for name in ("first", "low", "high1", "high2", "high3")}
+    release = {name: threading.Event() for name in holding}
+
+    def timing(name, priority):
+        with guard.exclusive(priority):
+            order.append(name)
+            holding[name].set()
+            release[name].wait(5)
+
+    def start(name, priority, waiting):
+        thread = threading.Thread(target=timing, args=(name, priority))
+        thread.start()
+        while len(guard.queue) < waiting:
+            time.sleep(0.001)
+        return thread
+
+    threads = [start("first", 0.0, 0)]
+    holding["first"].wait(5)
+    threads += [start("low", 0.0, 1), start("high1", 9.0, 2)]
+    for holder, newcomer in (("first", None), ("high1", "high2"), ("high2", "high3")):
+        if newcomer:
+            threads.append(start(newcomer, 9.0, 2))  # arrives while `holder` holds the lane, `low` waiting
+        release[holder].set()
+        nxt = "high1" if holder == "first" else ("high2" if holder == "high1" else "low")
+        assert holding[nxt].wait(5), (order, nxt)
+    release["low"].set()
+    release["high3"].set()
+    for thread in threads:
+        thread.join(5)
+    assert order == ["first", "high1", "high2", "low", "high3"] and guard.queue == []

@@ -12,7 +12,8 @@ while Triton compiles (a Lease), so nobody waits for a compiler.
 
 Waiting timings go by priority, then by arrival (the Condition alone woke them in any order: one candidate
 waited 47 s for the lane in run 44). A candidate whose outputs are judged after its timing has the priority
-of their size (candidate.lane_priority), so long judgements start early instead of ending the run.
+of their size (candidate.lane_priority), so long judgements start early instead of ending the run. A timing
+that OVERTAKEN later arrivals went before goes next, whatever its priority.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent import watch
 
 
+OVERTAKEN = 20  # a timing that this many later arrivals went before goes first, whatever its priority
+
+
 class GpuGuard:
     def __init__(self, timeline: bool = False) -> None:
         self.cond = threading.Condition()
@@ -42,7 +46,7 @@ class GpuGuard:
         self.sharers_waiting = 0
         self.sharers_turn = False  # checks that queued behind a finished timing go first
         self.reserved = False  # a timing paused while its candidate compiles: checks may run, no other timing
-        self.queue: list[tuple[float, int]] = []  # waiting timings, (-priority, arrival): the least goes next
+        self.queue: list[list] = []  # waiting timings: [-priority, arrival, times overtaken by a later arrival]
         self.arrivals = 0
 
     @contextmanager
@@ -70,12 +74,14 @@ class GpuGuard:
         span = self.span("exclusive")
         with self.cond:
             self.timings_waiting += 1
-            mine = (-priority, self.arrivals)
+            mine = [-priority, self.arrivals, 0]
             self.arrivals += 1
             self.queue.append(mine)
             self.cond.wait_for(lambda: not self.timing and not self.reserved and not self.sharers
-                               and not self.sharers_turn and min(self.queue) == mine)
+                               and not self.sharers_turn and self.next_timing() is mine)
             self.queue.remove(mine)
+            for waiting in self.queue:
+                waiting[2] += waiting[1] < mine[1]
             self.timings_waiting -= 1
             self.timing = True
             self.exclusive_span = span  # the holder's: ended by its pause or its release
@@ -88,6 +94,12 @@ class GpuGuard:
                 self.timing = self.reserved = False
                 self.sharers_turn = self.sharers_waiting > 0
                 self.cond.notify_all()
+
+    def next_timing(self) -> list:
+        """The waiting timing that goes next: by priority, then arrival; but one that later arrivals overtook
+        OVERTAKEN times goes first (a stream of high-priority timings, as a reward loop can send, must not hold a
+        small one back for ever). Decided from state changed under the lock only, so every waiter agrees."""
+        return min(self.queue, key=lambda t: (t[2] < OVERTAKEN, t[0], t[1]))
 
     def contended(self) -> bool:
         """Whether a timing waits for the GPU now (a check holding the shared side should give it back soon)."""
