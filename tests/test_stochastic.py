@@ -334,3 +334,27 @@ def test_references_with_seeded_dropout_have_checks_that_recompute_the_reference
     for task_id in users:
         task = get_task(task_id)
         assert task.check is not None and judged_by_lane(task), task_id
+
+
+def test_large_streams_build_their_tests_side_by_side_with_the_same_verdicts(monkeypatch):
+    """Above SIDE_BY_SIDE_FROM draws the test groups are built on threads; the reason (the first failing test in
+    order) is the same as one after another, for honest and broken masks and uniforms."""
+    from kernelbenchx.dataset.stochastic import structure
+    from kernelbenchx.dataset.stochastic.streams import mask_stream, uniform_stream
+
+    gen = torch.Generator().manual_seed(3)
+    mask = torch.rand(64, 512, generator=gen) < 0.3
+    repeating = mask.clone()
+    repeating[1::2] = repeating[0::2]
+    uniform = torch.rand(64, 512, generator=gen)
+    golden = torch.frac(torch.arange(64 * 512, dtype=torch.float64) * 0.6180339887498949).reshape(64, 512)
+    streams = {"mask": mask_stream(mask, torch.ones_like(mask), 0.3),
+               "repeating mask": mask_stream(repeating, torch.ones_like(mask), 0.3),
+               "uniform": uniform_stream(uniform), "golden-ratio sequence": uniform_stream(golden)}
+    verdicts = {}
+    for side_by_side in (False, True):
+        monkeypatch.setattr(structure, "SIDE_BY_SIDE_FROM", 0 if side_by_side else 1 << 62)
+        verdicts[side_by_side] = {name: structure.structure_reason(s, name) for name, s in streams.items()}
+    assert verdicts[True] == verdicts[False]
+    assert verdicts[True]["mask"] is None and verdicts[True]["uniform"] is None
+    assert verdicts[True]["repeating mask"] and verdicts[True]["golden-ratio sequence"]
