@@ -4,7 +4,7 @@
 # benchmarks/side_by_side.sh with the same seed. Each run comes back as $OUT/all/q0.tgz and $OUT/one/q0.tgz with its
 # log; compare them with benchmarks/run_breakdown.py, guard_timeline.py and full_submission.py --compare.
 # Runs 42 and 44 (docs/performance.md), on 2 H200s:
-#   (on the device) OUT=$OUT bash -c '. benchmarks/device_env.sh; bash benchmarks/scaling.sh'
+#   (on the device) OUT=$OUT bash benchmarks/scaling.sh     (side_by_side.sh installs the carried wheels)
 set -uo pipefail
 top=$OUT
 gpus=$(nvidia-smi -L | wc -l)
