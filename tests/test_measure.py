@@ -128,8 +128,8 @@ def test_a_held_output_that_changed_after_its_timing_is_deferred_work_and_never_
     assert info.value.reason is Reason.DEFERRED_WORK and not asked
     seconds, notes, phases = perf_stage.judge_pending(task, pending, the_lane, lambda index: timed_output)
     assert len(asked) == 1 and notes == []  # unchanged: judged
-    assert set(phases) == {"fetch_s", "digest_s", "judge_s", *perf_stage.JUDGE_PHASES}
-    assert 0 <= phases["fetch_s"] + phases["digest_s"] + phases["judge_s"] <= seconds + 1e-3
+    assert set(phases) == {"fetch_s", "digest_s", "call_s", *perf_stage.JUDGE_PHASES}
+    assert 0 <= phases["fetch_s"] + phases["digest_s"] + phases["call_s"] <= seconds + 1e-3
     the_lane = lane(judge=lambda request, timeout: m.CheckResult(None, "", {"turn_s": 2.0, "host_s": 0.5, "x": 9}))
     phases = perf_stage.judge_pending(task, pending * 2, the_lane, lambda index: timed_output)[2]
     assert phases["turn_s"] == 4.0 and phases["host_s"] == 1.0 and "x" not in phases  # summed over outputs

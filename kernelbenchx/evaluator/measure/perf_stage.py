@@ -251,10 +251,10 @@ def judge_pending(task: Task, pending: list[tuple[int, str]], lane: Lane,
     """Judge the perf-size outputs recheck set aside, after the timing: each is fetched from the candidate
     process (`fetch`), must match the digest reported when it was timed, and is judged by a trusted server.
     Raises Rejected for the first that fails. Returns the seconds it took, the judges' notes (a judgement
-    that fell back to the CPU) and where the time went, summed over the outputs: fetch_s, digest_s, judge_s
+    that fell back to the CPU) and where the time went, summed over the outputs: fetch_s, digest_s, call_s
     (the trusted server's call, waiting for a free judge included) and the judge's own JUDGE_PHASES."""
     started, notes = time.perf_counter(), []
-    phases = dict.fromkeys(("fetch_s", "digest_s", "judge_s", *JUDGE_PHASES), 0.0)
+    phases = dict.fromkeys(("fetch_s", "digest_s", "call_s", *JUDGE_PHASES), 0.0)
     for index, digest in pending:
         where = f"perf case {index}"
         clock = time.perf_counter()
@@ -268,7 +268,7 @@ def judge_pending(task: Task, pending: list[tuple[int, str]], lane: Lane,
         verdict = lane.judge(m.PerfCheck(task.id, index, seed, output), 900)
         phases["fetch_s"] += fetched - clock
         phases["digest_s"] += digested - fetched
-        phases["judge_s"] += time.perf_counter() - digested
+        phases["call_s"] += time.perf_counter() - digested
         if not isinstance(verdict, m.CheckResult):
             raise Rejected(Reason.HARNESS_ERROR, f"{where}: the output could not be judged: {describe(verdict)}")
         if verdict.reason:
