@@ -14,9 +14,11 @@ import dataclasses
 import io
 import struct
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
+
+from kernelbenchx.evaluator import bulk
 
 HEADER = struct.Struct("<Q")
 MAX_FRAME = 1 << 34  # 16 GiB: a perf-size output sent back for the lane's recheck reaches 4.3 GB
@@ -354,20 +356,25 @@ class Expected:
 # Codec
 
 
-def to_wire(value: Any) -> Any:
+def to_wire(value: Any, place: Callable[[torch.Tensor], Any] | None = None) -> Any:
+    """Plain data of a message; `place` may swap a tensor for a reference to its copy in a bulk region."""
     if dataclasses.is_dataclass(value) and type(value).__name__ in REGISTRY:
         return {"__kbx__": type(value).__name__,
-                **{f.name: to_wire(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+                **{f.name: to_wire(getattr(value, f.name), place) for f in dataclasses.fields(value)}}
     if isinstance(value, tuple):
-        return tuple(to_wire(v) for v in value)
+        return tuple(to_wire(v, place) for v in value)
     if isinstance(value, list):
-        return [to_wire(v) for v in value]
+        return [to_wire(v, place) for v in value]
     if isinstance(value, dict):
-        return {k: to_wire(v) for k, v in value.items()}
+        return {k: to_wire(v, place) for k, v in value.items()}
+    if place is not None and isinstance(value, torch.Tensor):
+        return place(value)
     return value
 
 
-def from_wire(value: Any, expect_message: bool = False) -> Any:
+def from_wire(value: Any, expect_message: bool = False, take: Callable[[Any], torch.Tensor] | None = None) -> Any:
+    """The message of plain data; `take` turns a bulk region's references back into tensors (none allowed
+    without it)."""
     if isinstance(value, dict) and isinstance(value.get("__kbx__"), str) and value["__kbx__"] in REGISTRY:
         cls = REGISTRY[value["__kbx__"]]
         names = {f.name for f in dataclasses.fields(cls)}
@@ -377,31 +384,41 @@ def from_wire(value: Any, expect_message: bool = False) -> Any:
         if given - names or required - given:
             raise ProtocolError(f"{cls.__name__}: unexpected fields {sorted(given - names)}, "
                                 f"missing {sorted(required - given)}")
-        return cls(**{k: from_wire(value[k]) for k in given})
+        return cls(**{k: from_wire(value[k], take=take) for k in given})
     if expect_message:
         raise ProtocolError(f"not a kbx message: {type(value).__name__}")
     if isinstance(value, tuple):
-        return tuple(from_wire(v) for v in value)
+        return tuple(from_wire(v, take=take) for v in value)
     if isinstance(value, list):
-        return [from_wire(v) for v in value]
+        return [from_wire(v, take=take) for v in value]
     if isinstance(value, dict):
-        return {k: from_wire(v) for k, v in value.items()}
+        if set(value) == {bulk.KEY}:
+            if take is None:
+                raise ProtocolError("a bulk reference where no region was shared")
+            try:
+                return take(value[bulk.KEY])
+            except bulk.BulkError as exc:
+                raise ProtocolError(f"bad bulk reference: {exc}") from None
+        return {k: from_wire(v, take=take) for k, v in value.items()}
     return value
 
 
-def encode(msg: Any) -> bytes:
+def encode(msg: Any, region: bulk.Region | None = None) -> bytes:
+    """One frame; with a region its side writes, large tensors go there and the frame holds references."""
+    place = bulk.Writer(region).place if region is not None else None
     buf = io.BytesIO()
-    torch.save(to_wire(msg), buf)
+    torch.save(to_wire(msg, place), buf)
     data = buf.getvalue()
     return HEADER.pack(len(data)) + data
 
 
-def decode(data: bytes) -> Any:
+def decode(data: bytes, region: bulk.Region | None = None) -> Any:
+    """The message in a frame; with a region its side reads, references become tensors (bulk.Reader)."""
     try:
         raw = torch.load(io.BytesIO(data), weights_only=True)
     except Exception as exc:  # anything unloadable is a protocol violation, whatever torch raised
         raise ProtocolError(f"undecodable frame: {type(exc).__name__}: {exc}") from None
-    return from_wire(raw, expect_message=True)
+    return from_wire(raw, expect_message=True, take=bulk.Reader(region).take if region is not None else None)
 
 
 def error_info(exc: BaseException, limit: int = 20) -> ErrorInfo:

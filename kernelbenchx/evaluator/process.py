@@ -7,8 +7,9 @@ child's stdout and stderr go to size-limited files in its private temporary dire
 
 The child starts in its own session (start_new_session), as nobody when kbx runs as root, inside new
 namespaces where the host allows them (isolation.Plan); it sets its own rlimits as its first act (from
-KBX_LIMITS, before importing anything heavy: child/__main__.py), so nothing runs between fork and exec. Replies are awaited with `selectors` against a deadline;
-on a timeout or protocol error the whole process group is killed.
+KBX_LIMITS, before importing anything heavy: child/__main__.py), so nothing runs between fork and exec. Replies
+are awaited with `selectors` against a deadline; on a timeout or protocol error the whole process group is killed.
+A child may also get a shared region for large tensors (bulk.py), passed like the reply pipe.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from kernelbenchx.evaluator import messages
+from kernelbenchx.evaluator import bulk, messages
 from kernelbenchx.evaluator.isolation import Plan
 
 
@@ -86,8 +87,10 @@ class Child:
     """One child process running ``python -m <module> <fd>``; use as a context manager."""
 
     def __init__(self, module: str, limits: Limits, plan: Plan, env: dict[str, str] | None = None,
-                 candidate: bool = False) -> None:
+                 candidate: bool = False, bulk_region: tuple[str, int] | None = None) -> None:
         self.module, self.limits, self.plan, self.extra_env = module, limits, plan, env or {}
+        self.bulk_region = bulk_region  # (direction, bytes) of a shared region for large tensors (bulk.py)
+        self.region: bulk.Region | None = None
         self.candidate = candidate  # runs candidate code: stopped while another candidate's host-bound timing runs
         self.stopped_s = 0.0  # seconds the parent kept it stopped (parent/host_quiet.py), given back to its clocks
         self.stopped_since: float | None = None  # when the stop in force began
@@ -116,10 +119,19 @@ class Child:
                                + [p for p in os.environ.get("PYTHONPATH", "").split(":") if p])
         env = scrubbed_env(self.workdir, {"PYTHONPATH": python_path, "KBX_LIMITS": json.dumps(asdict(self.limits)),
                                           **self.plan.child_env(), **self.extra_env})
+        passed = (write_fd,)
+        if self.bulk_region is not None:
+            try:
+                self.region = bulk.create(self.bulk_region[1], self.bulk_region[0])
+            except OSError:  # no memfd here: every tensor goes in the frames, as before
+                self.region = None
+            else:
+                passed += (self.region.fd,)
+                env.update(bulk.child_env(self.region))
         argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
         drop = self.plan.drop_to
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=(write_fd,),
+            argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=passed,
             cwd=self.workdir, env=env, start_new_session=True, user=drop, group=drop,
             extra_groups=[] if drop is not None else None)
         os.close(write_fd)
@@ -184,7 +196,7 @@ class Child:
     def send(self, message: Any) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         try:
-            self.proc.stdin.write(messages.encode(message))
+            self.proc.stdin.write(messages.encode(message, self.region_for(bulk.REQUESTS)))
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             self.fail_from_exit()
@@ -192,10 +204,13 @@ class Child:
     def receive(self, deadline: float) -> Any:
         frame = self.read_frame(deadline)
         try:
-            return messages.decode(frame)
+            return messages.decode(frame, self.region_for(bulk.REPLIES))
         except messages.ProtocolError as exc:
             self.kill()
             raise ChildFailed("protocol", str(exc), self.stderr_tail()) from None
+
+    def region_for(self, direction: str) -> bulk.Region | None:
+        return self.region if self.region is not None and self.region.direction == direction else None
 
     def read_frame(self, deadline: float) -> bytes:
         header = self.read_exact(messages.HEADER.size, deadline, start=True)
@@ -281,6 +296,9 @@ class Child:
             self.stdout.close()
             self.stderr.close()
             self.proc = None
+            if self.region is not None:
+                self.region.close()
+                self.region = None
             with LIVE_LOCK:
                 LIVE.discard(self)
         shutil.rmtree(self.workdir, ignore_errors=True)
@@ -293,11 +311,14 @@ class Child:
 class Channel:
     """The child's end: requests from stdin, replies on the private fd."""
 
+    region: bulk.Region | None = None  # the parent's shared region for large tensors, if it passed one
+
     def __init__(self, fd: int) -> None:
         os.set_inheritable(fd, False)
         self.out = os.fdopen(fd, "wb", buffering=0)
         self.inp = sys.stdin.buffer
         sys.stdin = open(os.devnull)  # candidate code must not read requests meant for the harness
+        self.region = bulk.from_env()
 
     def requests(self):
         while True:
@@ -308,14 +329,22 @@ class Channel:
             data = self.inp.read(size)
             if len(data) < size:
                 return
-            yield messages.decode(data)
+            yield messages.decode(data, self.region if self.direction() == bulk.REQUESTS else None)
 
     def reply(self, msg: Any) -> None:
         """Write one whole frame. A raw write to a pipe is partial past 2 GiB (Linux caps one write at
         0x7ffff000 bytes): a perf-size output of 4.3 GB lost its tail and the parent waited for it forever."""
-        data = memoryview(messages.encode(msg))
+        data = memoryview(messages.encode(msg, self.region if self.direction() == bulk.REPLIES else None))
         while data:
             data = data[self.out.write(data):]
+
+    def direction(self) -> str | None:
+        return self.region.direction if self.region is not None else None
+
+    def prefault(self, size: int) -> None:
+        """The first `size` bytes of a REPLIES region written once now, so a large reply later finds its pages."""
+        if self.direction() == bulk.REPLIES:
+            bulk.Writer(self.region).prefault(size)
 
     def ask(self, msg: Any) -> Any:
         """Send an interim message in the middle of a request and wait for the parent's answer."""

@@ -40,6 +40,7 @@ _equal, _clone = torch.equal, torch.Tensor.clone  # taken before candidate code 
 class Harness:
     def __init__(self, channel: Channel | None = None) -> None:
         self.lease = CompileLease(channel)
+        self.channel = channel
         self.entry: Callable[..., Any] | None = None
         self.device, self.opened = "cpu", False
         self.launches = observe.LaunchCounter()
@@ -194,6 +195,8 @@ class Harness:
         budget = STAGING_BYTES
         for index, case in enumerate(layouts):
             self.staged[index], budget = protocol.host_buffers(case, budget)
+        if self.channel is not None:  # the largest held output's pages in the reply region, faulted in now too
+            self.channel.prefault(max((sum(t.nbytes for t in bufs) for bufs in self.staged.values()), default=0))
 
     def warm_cases(self, req: m.WarmCases) -> m.Warmed:
         """Compile what the correctness cases will launch (child/warm.py), side by side on the compile threads,

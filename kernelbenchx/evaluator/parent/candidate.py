@@ -17,6 +17,7 @@ from typing import Any, Callable, ContextManager
 from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.dataset.task import Task
 from kernelbenchx.dataset.views import MALLOC_POISON  # CPU children: fresh allocations hold poison
+from kernelbenchx.evaluator import bulk
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import perf_stage
 from kernelbenchx.evaluator.isolation import LAYERS
@@ -124,7 +125,10 @@ def new_process(run: Any, gpu: int | None) -> Child:
         env["KBX_CPUS"] = ",".join(map(str, run.cpus.work))
     if run.triton_modules is not None:
         env.update(run.triton_modules.env())
-    return Child(HARNESS, limits, run.plan, env=env, candidate=True)
+    # held perf outputs (gigabytes) come back through shared memory; a CPU process's region counts against its
+    # address-space limit, and its outputs are small
+    region = (bulk.REPLIES, (1 << 30) if run.on_cpu else bulk.REGION_BYTES)
+    return Child(HARNESS, limits, run.plan, env=env, candidate=True, bulk_region=region)
 
 
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,

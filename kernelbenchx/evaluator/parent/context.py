@@ -17,7 +17,7 @@ from typing import Any, Callable, ContextManager
 import torch
 
 from kernelbenchx.errors import DeviceError, IsolationError, UsageError
-from kernelbenchx.evaluator import isolation, process
+from kernelbenchx.evaluator import bulk, isolation, process
 from kernelbenchx.evaluator.child.compile_threads import COMPILE_THREADS
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
@@ -282,7 +282,8 @@ class Run:
         self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
         for lane in self.lanes:
             lane.prepare()
-        self.judges = [[TrustedServer("cuda", g, self.cpus.work) for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
+        self.judges = [[TrustedServer("cuda", g, self.cpus.work, (bulk.REQUESTS, bulk.REGION_BYTES))
+                        for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         self.judge_pools = [ServerPool(servers) for servers in self.judges]
         for server in (references if gpus else []) + [j for js in self.judges for j in js]:
             server.prepare(timing=False)  # their CUDA contexts, off the shared guard

@@ -44,8 +44,9 @@ def device_env(device: str, gpu: int | None) -> dict[str, str]:
 class TrustedServer:
     """A long-lived trusted process (kbx code only), restarted if it dies."""
 
-    def __init__(self, device: str, gpu: int | None = None, cpus: tuple[int, ...] = ()) -> None:
-        self.device, self.gpu, self.cpus = device, gpu, cpus
+    def __init__(self, device: str, gpu: int | None = None, cpus: tuple[int, ...] = (),
+                 bulk_region: tuple[str, int] | None = None) -> None:
+        self.device, self.gpu, self.cpus, self.bulk_region = device, gpu, cpus, bulk_region
         self.child: Child | None = None
         self.lock = threading.Lock()
 
@@ -56,7 +57,7 @@ class TrustedServer:
                     env = device_env(self.device, self.gpu)
                     if self.cpus:
                         env["KBX_CPUS"] = ",".join(map(str, self.cpus))
-                    self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=env)
+                    self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=env, bulk_region=self.bulk_region)
                     self.child.start()
                 try:
                     self.child.restart_clock(SERVER_LIMITS.wall_s)
