@@ -783,6 +783,41 @@ def test_prefetch_threads_share_the_tasks():
     assert sorted(asked) == sorted(ids) and len(threads) == 3
 
 
+def test_a_drained_server_pool_waits_for_its_lent_servers_and_lends_none_meanwhile():
+    """A timing out of GPU memory drains the GPU's judges: it waits until the judgements running finish, and no
+    new one starts until it is done (their perf-size tensors hold the memory it needs)."""
+    from kernelbenchx.evaluator.parent.references import ServerPool
+
+    pool, events, release = ServerPool(["a", "b"]), [], threading.Event()
+
+    def judgement():
+        with pool.lent():
+            events.append("judging")
+            release.wait(5)
+        events.append("judged")
+
+    def later():
+        with pool.lent():
+            events.append("new judgement")
+
+    running = threading.Thread(target=judgement)
+    running.start()
+    while "judging" not in events:
+        time.sleep(0.01)
+    threading.Timer(0.3, release.set).start()
+    waiting = threading.Thread(target=later)
+    with pool.drained(5) as done:
+        waiting.start()
+        time.sleep(0.2)
+        events.append("drained" if done else "timed out")
+    waiting.join(5)
+    running.join(5)
+    assert events == ["judging", "judged", "drained", "new judgement"]
+    with pool.lent():
+        with pool.drained(0.1) as done:  # one still lent: bounded by the timeout
+            assert not done
+
+
 def test_a_server_pool_lends_whichever_server_comes_free_first():
     from kernelbenchx.evaluator.parent.references import ServerPool
 

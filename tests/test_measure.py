@@ -602,6 +602,40 @@ def test_a_timing_out_of_memory_beside_other_processes_is_timed_again_with_the_g
     assert len(result["cases"]) == perf_stage.perf_case_count(GELU)
 
 
+def test_a_timing_out_of_memory_waits_for_the_gpu_s_judges_to_finish_before_its_retry(monkeypatch):
+    """The judges' perf-size tensors stay allocated between the turns of a judgement: a timing that ran out of
+    memory retries once they are done (the lane's drain), its wait bounded by MEMORY_RETRY_WAITS_S; the error may
+    come wrapped in a RuntimeError (Optimizer/AdamW on a full H200, run 48)."""
+    from contextlib import contextmanager
+
+    monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.5, 7.0))
+    monkeypatch.setattr(perf_stage, "MEMORY_SETTLE_S", 0.0)
+    lease, drained = RecordingLease(), []
+
+    @contextmanager
+    def drain(timeout):
+        drained.append((timeout, list(lease.calls)))
+        yield True
+
+    class Wrapped(FakeProcess):
+        failures = 2
+
+        def call(self, request, timeout=None, interim=None):
+            if isinstance(request, m.TimeCase) and self.failures:
+                self.failures -= 1
+                return m.Failed(m.ErrorInfo("RuntimeError", "OutOfMemoryError: CUDA out of memory. Tried to "
+                                                            "allocate 1024.00 MiB"))
+            return super().call(request, timeout, interim)
+
+    lane_process = FakeProcess(0, [])
+    run = perf_stage.Lane(lambda req, t: lane_process.call(req), lambda req, t: None, lambda *parts: 1,
+                          timing.Protocol(), None, None, ("eager",), 90.0, drain=drain)
+    result = perf_stage.perf_stage(Wrapped(0, []), GELU, run, lease)
+    assert drained == [(0.5, ["give_back"]), (7.0, ["give_back", "take", "give_back"])]  # the lane lent meanwhile
+    assert sum("the candidate ran out of GPU memory" in w for w in result["warnings"]) == 2
+    assert not perf_stage.out_of_memory(m.Failed(m.ErrorInfo("RuntimeError", "shape mismatch")))
+
+
 def test_a_baseline_that_keeps_running_out_of_memory_fails_after_the_retries(monkeypatch):
     monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.0, 0.0))
     lane_process, lease = OutOfMemoryOnce(10), RecordingLease()
@@ -678,7 +712,7 @@ def test_a_judgement_out_of_memory_on_the_gpu_is_tried_there_again_before_the_cp
 
     from kernelbenchx.evaluator.parent.context import judge_gpu_first
 
-    monkeypatch.setattr(perf_stage, "MEMORY_RETRY_WAITS_S", (0.0, 0.0))
+    monkeypatch.setattr(perf_stage, "JUDGE_MEMORY_WAITS_S", (0.0, 0.0))
     oom = m.Failed(m.ErrorInfo("OutOfMemoryError", "CUDA out of memory. Tried to allocate 12.00 GiB"))
     replies, asked = [oom, m.CheckResult(None)], []
 

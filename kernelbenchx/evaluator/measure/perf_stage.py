@@ -20,7 +20,7 @@ import math
 import secrets
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from kernelbenchx.dataset.contract import compare
 from kernelbenchx.dataset.task import Task
@@ -37,8 +37,11 @@ from kernelbenchx.evaluator.reasons import Reason, Rejected
 STRICT = "eager_fp32"  # name of the strict-fp32 baseline kept next to the same-contract one
 # waits before a timing that ran out of memory is tried again, the GPU lent to checks meanwhile: a trusted
 # judge between the turns of a perf-size judgement holds its tensors (45 GiB of an 80 GB H100 in run 27, where
-# a correct candidate lost its baseline to it)
-MEMORY_RETRY_WAITS_S = (5.0, 20.0)
+# a correct candidate lost its baseline to it). With the lane's `drain`, each wait lasts until the GPU's judges
+# are done (none started meanwhile), at most this long: two 5 + 20 s waits were too short in run 48.
+MEMORY_RETRY_WAITS_S = (5.0, 300.0)
+MEMORY_SETTLE_S = 1.0  # after the judges are done, for the memory they free to come back
+JUDGE_MEMORY_WAITS_S = (5.0, 20.0)  # a judgement's, before it goes to the CPU (context.judge_gpu_first)
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,7 @@ class Lane:
     timeout_s: float
     cpus: tuple[int, ...] = ()  # cores reserved for this GPU's timings (the candidate moves there to be timed)
     quiet: Any = None  # the run's HostQuiet (parent/host_quiet.py): a candidate's eager sample loops ask for it
+    drain: Callable[[float], ContextManager[bool]] | None = None  # the GPU's judges finished, none started
 
 
 _PLANS: dict[tuple[str, int], tuple[int, ...]] = {}
@@ -106,7 +110,8 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
     request = m.TimeCase(task.id, index, seeds, secrets.randbits(40), secrets.randbits(40), asdict(lane.protocol),
                          tf32=task.contract.tf32, recheck=not judged_by_lane(task), quiet_host=lane.quiet is not None)
     clock = [time.perf_counter()]
-    base = with_memory(lambda: lane.call(request, 600), lending(lease), retried(warnings, index, "the baseline"))
+    base = with_memory(lambda: lane.call(request, 600), lending(lease, lane.drain),
+                       retried(warnings, index, "the baseline"))
     if not isinstance(base, m.PerfReport):
         raise Rejected(Reason.BASELINE_FAILED, f"perf case {index}: baseline failed: {describe(base)}")
     clock.append(time.perf_counter())
@@ -117,7 +122,7 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
                           "full_output": judged_by_lane(task), "quiet_host": quiet})
     answer = lane.quiet.interim(child, lease.answer) if quiet else (lease.answer if lease else None)
     mine = with_memory(lambda: child.call(timed, timeout=600, interim=answer),
-                       lending(lease), retried(warnings, index, "the candidate"))
+                       lending(lease, lane.drain), retried(warnings, index, "the candidate"))
     clock.append(time.perf_counter())
     row = judge_case(task, index, base, mine, lane, pending)
     clock.append(time.perf_counter())
@@ -139,28 +144,37 @@ def time_case(child: Child, task: Task, index: int, sets: int, lane: Lane, warni
     return row
 
 
-def with_memory(send: Callable[[], Any], wait: Callable[[float], None] = time.sleep,
-                noted: Callable[[float], None] = lambda seconds: None) -> Any:
+def with_memory(send: Callable[[], Any], wait: Callable[[float], Any] = time.sleep,
+                noted: Callable[[float], None] = lambda seconds: None, waits: tuple[float, ...] | None = None) -> Any:
     """`send()`'s reply; one that ran out of GPU memory beside the run's other processes (whose memory comes
-    back within seconds) is sent again after each of MEMORY_RETRY_WAITS_S, spent in `wait`."""
+    back within seconds) is sent again after each of `waits` (MEMORY_RETRY_WAITS_S), spent in `wait`."""
     reply = send()
-    for seconds in MEMORY_RETRY_WAITS_S:
+    for seconds in MEMORY_RETRY_WAITS_S if waits is None else waits:
         if not out_of_memory(reply):
             break
+        clock = time.perf_counter()
         wait(seconds)
-        noted(seconds)
+        noted(time.perf_counter() - clock)
         reply = send()
     return reply
 
 
-def lending(lease: Lease | None) -> Callable[[float], None]:
-    """A timing's wait: the GPU lent to checks (they finish and give their memory back; no other timing starts)."""
+def lending(lease: Lease | None, drain: Callable[[float], ContextManager[bool]] | None = None
+            ) -> Callable[[float], None]:
+    """A timing's wait: the GPU lent to checks (they finish and give their memory back; no other timing starts),
+    for `seconds`, or with `drain` until the GPU's judges are done (at most `seconds`)."""
     def wait(seconds: float) -> None:
         if lease is not None:
             lease.give_back()
-        time.sleep(seconds)
-        if lease is not None:
-            lease.take()
+        try:
+            if drain is None:
+                time.sleep(seconds)
+            else:
+                with drain(seconds):
+                    time.sleep(min(seconds, MEMORY_SETTLE_S))
+        finally:
+            if lease is not None:
+                lease.take()
 
     return wait
 
@@ -171,7 +185,13 @@ def retried(warnings: list[str], index: int, who: str) -> Callable[[float], None
 
 
 def out_of_memory(reply: Any) -> bool:
-    return isinstance(reply, m.Failed) and reply.error.type == "OutOfMemoryError"
+    """A reply that ran out of GPU memory: torch's OutOfMemoryError, or the same error wrapped by code between
+    (a RuntimeError naming it: Optimizer/AdamW, run 48)."""
+    if not isinstance(reply, m.Failed):
+        return False
+    error = reply.error
+    return error.type == "OutOfMemoryError" or (error.type == "RuntimeError"
+                                                and "CUDA out of memory" in error.message[:300])
 
 
 def asdict_shallow(msg: Any) -> dict:

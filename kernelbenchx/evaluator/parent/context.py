@@ -208,7 +208,7 @@ def judge_gpu_first(call: Callable[..., Any], request: m.PerfCheck, shared: Call
         finally:
             lease.give_back()
 
-    verdict = perf_stage.with_memory(on_gpu)
+    verdict = perf_stage.with_memory(on_gpu, waits=perf_stage.JUDGE_MEMORY_WAITS_S)
     if not isinstance(verdict, m.Failed):
         return verdict
     failed = f"{verdict.error.type}: {verdict.error.message}"[:300]
@@ -358,7 +358,7 @@ class Run:
                                lambda *parts: derive_seed(self.seed, *parts), self.config.protocol, self.peaks,
                                self.target, self.config.baselines, self.config.perf_timeout_s,
                                self.cpus.timing[gpu] if self.cpus.timing else (),
-                               self.quiet if self.quiet.enabled else None)
+                               self.quiet if self.quiet.enabled else None, self.judge_pools[gpu].drained)
 
     def judge(self, gpu: int, request: m.PerfCheck, timeout: float) -> Any:
         with self.judge_pools[gpu].lent() as server:
