@@ -358,3 +358,24 @@ def test_large_streams_build_their_tests_side_by_side_with_the_same_verdicts(mon
     assert verdicts[True] == verdicts[False]
     assert verdicts[True]["mask"] is None and verdicts[True]["uniform"] is None
     assert verdicts[True]["repeating mask"] and verdicts[True]["golden-ratio sequence"]
+
+
+def test_binomial_draws_past_max_tested_are_judged_on_a_window_that_keeps_their_neighbours():
+    """Math/bitwise_and_binomial at perf size (2^27 draws): the law and structure tests see a window of
+    MAX_TESTED consecutive draws (a scattered subset left a 2^27-place stream almost all unknown: 98 s per
+    judgement on an H200). Honest draws pass; draws repeating every 512 places fail."""
+    from kernelbenchx.dataset.tasks.Math import bitwise_and_binomial as task
+
+    count = task.MAX_TESTED * 8
+    gen = torch.Generator().manual_seed(5)
+    n, p = torch.full((count,), 20.0, dtype=torch.float64), torch.full((count,), 0.3, dtype=torch.float64)
+    ids = torch.arange(count)
+    honest = torch.binomial(n, p, generator=gen)
+    assert task.law_reason(honest, n, p, ids, (count,)) is None
+    repeating = honest[:512].repeat(count // 512)
+    assert task.law_reason(repeating, n, p, ids, (count,))
+    places, _, _, inside, shape = task.window(ids.double(), n, p, ids, (count,))  # draws named by their place
+    assert shape == (task.MAX_TESTED,) and torch.equal(inside, torch.arange(task.MAX_TESTED))
+    assert (places.diff() == 1).all() and places[0] > 0  # consecutive, not from the start
+    rows = task.window(honest, n, p, ids, (count // 1024, 1024))[4]  # whole rows where a row fits
+    assert rows == (task.MAX_TESTED // 1024, 1024)

@@ -1,5 +1,7 @@
 """Math/bitwise_and_binomial: a Binomial draw per element, scaled by the bitwise AND of two integer tensors."""
 
+import math
+
 import torch
 from torch.distributions import Binomial
 
@@ -8,7 +10,7 @@ from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
 from kernelbenchx.dataset.task import Call, Task, elementwise_flops, randint, sample, uniform
 
-MAX_TESTED = 1 << 17  # draws fed to the tests of the law (a fixed subset beyond that)
+MAX_TESTED = 1 << 17  # draws fed to the tests of the law (a window of the draws beyond that)
 
 
 def reference(input: torch.Tensor, other: torch.Tensor, total_count: torch.Tensor,
@@ -54,11 +56,8 @@ def law_reason(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor, ids: torch.Ten
     """The draws' PIT values (at their places in the draw shape) must pass the uniform tests: Kolmogorov–Smirnov
     (the law), block balance, serial pairs, differences, repeats (independence; a quasi-random sampler is too
     even, a repeating one repeats)."""
-    if k.numel() > MAX_TESTED:
-        # the checker's own CPU generators, wherever the draws are (a GPU judge makes the GPU the default device)
-        keep = torch.randperm(k.numel(), generator=torch.Generator().manual_seed(1), device="cpu")[:MAX_TESTED]
-        keep = keep.sort().values.to(k.device)
-        k, n, p, ids = k[keep], n[keep], p[keep], ids[keep]
+    if math.prod(draw_shape) > MAX_TESTED:
+        k, n, p, ids, draw_shape = window(k, n, p, ids, draw_shape)
     u = pit(k, n, p)
     ks = stochastic.Test("Kolmogorov–Smirnov distance of the draws' PIT to U[0, 1) (law Binomial(total_count, p))")
     ks.ks(u, 0.0, f"{u.numel()} draws")
@@ -72,6 +71,26 @@ def law_reason(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor, ids: torch.Ten
     shape = tuple(draw_shape) or (1,)
     stream = stochastic.uniform_stream(values.reshape(shape), known.reshape(shape), dtype=torch.float64, slack=0.0)
     return stochastic.structure_reason(stream, "draws (PIT values)")
+
+
+def window(k: torch.Tensor, n: torch.Tensor, p: torch.Tensor, ids: torch.Tensor, draw_shape):
+    """The draws in a window of at most MAX_TESTED places of the draw shape (whole rows of its first dimension
+    where a row fits, else a run of the flattened draws) at an offset from the checker's own generator, with
+    their ids and the window's shape. A scattered subset of a 2^27-draw perf case left the structure tests a
+    2^27-place stream almost all unknown (98 s for one judgement on an H200, run 48); a window keeps every
+    neighbour the tests compare."""
+    shape = tuple(draw_shape) or (1,)
+    row = math.prod(shape[1:])
+    span_shape = (max(1, MAX_TESTED // row), *shape[1:]) if row <= MAX_TESTED else (MAX_TESTED,)
+    flat = math.prod(shape)
+    span = min(math.prod(span_shape), flat)
+    unit = row if row <= MAX_TESTED else 1
+    # the checker's own CPU generator, wherever the draws are (a GPU judge makes the GPU the default device)
+    start = unit * int(torch.randint((flat - span) // unit + 1, (), generator=torch.Generator().manual_seed(1),
+                                     device="cpu"))
+    inside = (ids >= start) & (ids < start + span)
+    span_shape = (span // row, *shape[1:]) if row <= MAX_TESTED else (span,)
+    return k[inside], n[inside], p[inside], ids[inside] - start, span_shape
 
 
 def check(call: Call, output, expected: torch.Tensor, contract: Contract) -> str | None:
