@@ -84,6 +84,25 @@ def test_a_reference_outside_the_region_is_a_protocol_error(ref, complaint):
         m.decode(buf.getvalue())
 
 
+def test_references_of_one_message_may_not_overlap():
+    """Otherwise a forged reply could name the same gigabytes many times and have the parent copy each."""
+    import io
+
+    region = bulk.create(4 * MB, bulk.REPLIES)
+    buf = io.BytesIO()
+    same = {bulk.KEY: (0, "torch.float32", (MB,))}
+    inside = {bulk.KEY: (64, "torch.uint8", (128,))}
+    apart = ({bulk.KEY: (0, "torch.float32", (MB // 2,))}, {bulk.KEY: (2 * MB, "torch.uint8", (MB,))})
+    for output, ok in (((same, same), False), ((same, inside), False), ((inside, same), False), (apart, True)):
+        buf = io.BytesIO()
+        torch.save({"__kbx__": "HeldOutput", "case": 0, "output": output}, buf)
+        if ok:
+            assert [t.numel() for t in m.decode(buf.getvalue(), region).output] == [MB // 2, MB]
+        else:
+            with pytest.raises(m.ProtocolError, match="overlaps"):
+                m.decode(buf.getvalue(), region)
+
+
 def test_a_candidate_process_replies_through_its_region_and_a_shrunk_region_fails_cleanly():
     """A real child process: its large reply tensors land in the region (the parent reads them there), and a
     region truncated under the parent makes a clean protocol error, not a SIGBUS in the parent."""

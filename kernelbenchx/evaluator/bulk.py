@@ -20,6 +20,7 @@ tensors of at least MIN_BYTES go there, while the region has room; anything else
 
 from __future__ import annotations
 
+import bisect
 import math
 import mmap
 import os
@@ -130,14 +131,18 @@ def eligible(t: torch.Tensor) -> bool:
 
 
 class Reader:
-    """Turns references back into tensors: copies (pread) on the parent's side of a REPLIES region, views of
-    the mapping on a trusted child's side of a REQUESTS region."""
+    """Turns one message's references back into tensors: copies (pread) on the parent's side of a REPLIES
+    region, views of the mapping on a trusted child's side of a REQUESTS region. No two references of a message
+    may overlap, so a message can make its reader allocate at most the region's size (a forged reply naming
+    the same gigabytes a thousand times would otherwise have the parent copy them a thousand times)."""
 
     def __init__(self, region: Region) -> None:
         self.region = region
+        self.taken: list[tuple[int, int]] = []  # (start, end) of each reference so far, sorted
 
     def take(self, ref: Any) -> torch.Tensor:
         start, dtype, shape, size = checked(ref, self.region.size)
+        self.claim(start, start + size)
         if self.region.mapping is not None:
             flat = torch.frombuffer(self.region.mapping, dtype=torch.uint8, count=size, offset=start)
             return flat.view(dtype).view(shape)
@@ -150,6 +155,15 @@ class Reader:
                 raise BulkError(f"the region ends at {start + done} bytes, inside a tensor of {size} at {start}")
             done += got
         return out
+
+
+    def claim(self, start: int, end: int) -> None:
+        at = bisect.bisect_left(self.taken, (start, end))
+        before = self.taken[at - 1] if at else None
+        after = self.taken[at] if at < len(self.taken) else None
+        if (before and before[1] > start) or (after and after[0] < max(end, start + 1)):
+            raise BulkError(f"a tensor at {start} overlaps another of the same message")
+        self.taken.insert(at, (start, end))
 
 
 def checked(ref: Any, region_size: int) -> tuple[int, torch.dtype, tuple[int, ...], int]:

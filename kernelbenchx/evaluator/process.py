@@ -130,11 +130,19 @@ class Child:
                 env.update(bulk.child_env(self.region))
         argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
         drop = self.plan.drop_to
-        self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=passed,
-            cwd=self.workdir, env=env, start_new_session=True, user=drop, group=drop,
-            extra_groups=[] if drop is not None else None)
-        os.close(write_fd)
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=passed,
+                cwd=self.workdir, env=env, start_new_session=True, user=drop, group=drop,
+                extra_groups=[] if drop is not None else None)
+        except BaseException:
+            os.close(read_fd)
+            if self.region is not None:
+                self.region.close()
+                self.region = None
+            raise
+        finally:
+            os.close(write_fd)
         with LIVE_LOCK:
             LIVE.add(self)
         self.channel_fd = read_fd
