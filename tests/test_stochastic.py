@@ -379,3 +379,29 @@ def test_binomial_draws_past_max_tested_are_judged_on_a_window_that_keeps_their_
     assert (places.diff() == 1).all() and places[0] > 0  # consecutive, not from the start
     rows = task.window(honest, n, p, ids, (count // 1024, 1024))[4]  # whole rows where a row fits
     assert rows == (task.MAX_TESTED // 1024, 1024)
+
+
+@pytest.mark.parametrize("law", ["uniform", "skewed", "float16", "ties"])
+def test_the_ks_grid_is_a_lower_bound_within_one_cell_of_the_exact_distance(law):
+    """From GRID_FROM values on the KS distance comes from a histogram (a sort of 2^27 values took most of a
+    perf-size battery): never above the exact distance, so no more false failures, and below it by at most one
+    cell's width."""
+    from kernelbenchx.dataset.stochastic import bounds
+
+    gen = torch.Generator().manual_seed(11)
+    u = torch.rand(bounds.GRID_FROM + 12345, generator=gen, dtype=torch.float64)
+    u = {"uniform": u, "skewed": u ** 1.01, "float16": u.half().double().clamp(max=1 - 2 ** -11),
+         "ties": (u * 1000).floor() / 1000}[law]
+    exact, grid = bounds.ks_exact(u), bounds.ks_grid(u)
+    assert grid <= exact + 1e-12 and exact - grid <= 1.0 / bounds.GRID_CELLS + 1e-12
+    assert bounds.ks_distance(u) == grid and bounds.ks_distance(u[:1000]) == bounds.ks_exact(u[:1000])
+
+
+def test_a_uniform_stream_s_bit_planes_are_the_top_bits_of_each_value():
+    from kernelbenchx.dataset.stochastic.streams import uniform_stream
+
+    edges = torch.tensor([0.0, 0.125, 0.25, 0.5, 0.625, 0.875, 1 - 2 ** -53, 0.1249999, 0.3750001], dtype=torch.float64)
+    x = torch.cat([edges, torch.rand(4096, generator=torch.Generator().manual_seed(2), dtype=torch.float64)])
+    stream = uniform_stream(x)
+    for b, (plane, p) in zip((1, 2, 3), stream.planes):
+        assert p == 0.5 and torch.equal(plane, ((x * 2.0 ** b).floor().long() % 2) == 1)

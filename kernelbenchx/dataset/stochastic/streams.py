@@ -42,10 +42,14 @@ CELLS = 8  # uniforms are binned into 8 cells of [0, 1) by their top three bits
 
 def uniform_stream(values: torch.Tensor, known: torch.Tensor | None = None, dtype: torch.dtype | None = None,
                    slack: float | None = None) -> Stream:
+    """The stream of uniforms `values` (in [0, 1)): their cell of [0, 1) by the top three bits, and each of those
+    bits as a plane (bit b of the fraction is bit 3 − b of the cell: from the cell, not from three more passes
+    over the float64 values, which took a fifth of a perf-size battery)."""
     x = values.detach().double()
     known = torch.ones_like(x, dtype=torch.bool) if known is None else known.bool()
     scaled = (x.clamp(0.0, 1.0 - 2.0 ** -53) * CELLS).floor().long()
-    planes = [(((x * 2.0 ** b).floor().long() % 2) == 1, 0.5) for b in (1, 2, 3)]
+    cell = scaled.to(torch.uint8)  # a byte per value: an eighth of the memory traffic of int64
+    planes = [(((cell >> (3 - b)) & 1) == 1, 0.5) for b in (1, 2, 3)]
     if slack is None:
         slack = SLACK.get(dtype, 2.0 ** -23)
     return Stream(scaled, known, (1.0 / CELLS,) * CELLS, planes, slack, x, dtype)
