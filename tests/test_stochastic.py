@@ -405,3 +405,22 @@ def test_a_uniform_stream_s_bit_planes_are_the_top_bits_of_each_value():
     stream = uniform_stream(x)
     for b, (plane, p) in zip((1, 2, 3), stream.planes):
         assert p == 0.5 and torch.equal(plane, ((x * 2.0 ** b).floor().long() % 2) == 1)
+
+
+@pytest.mark.parametrize("law", ["mask", "uniform"])
+def test_marginal_and_block_tests_see_only_known_draws_like_the_stream_of_those_draws_alone(law):
+    """The counts skip unknown draws without a boolean index when every draw is known (seconds at 2^26 draws):
+    the tests of a stream with unknown places equal those of the stream of its known draws alone."""
+    from kernelbenchx.dataset.stochastic import structure
+    from kernelbenchx.dataset.stochastic.streams import mask_stream, uniform_stream
+
+    gen = torch.Generator().manual_seed(4)
+    known = torch.rand(64, 512, generator=gen) > 0.2
+    values = torch.rand(64, 512, generator=gen, dtype=torch.float64)
+    def make(v, k):
+        return mask_stream(v < 0.1, k, 0.1) if law == "mask" else uniform_stream(v, k)
+
+    holey, alone = make(values, known), make(values[known], torch.ones(int(known.sum()), dtype=torch.bool))
+    for test in (structure.marginal_test, structure.block_test):
+        a, b = test(holey).parts, test(alone).parts
+        assert len(a) == len(b) == 1 and torch.equal(a[0][0], b[0][0])
