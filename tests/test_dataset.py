@@ -451,3 +451,25 @@ def test_cli_build_and_corpus_submission(corpus, tmp_path):
     sub = runner.invoke(app, ["dataset", "corpus-submission", str(corpus), str(tmp_path / "sub.jsonl")])
     assert sub.exit_code == 0 and "4 candidates" in sub.output
     assert [json.loads(line)["sample_id"] for line in (tmp_path / "sub.jsonl").read_text().splitlines()] == [0, 1, 2, 3]
+
+
+def test_the_recorded_commit_says_dirty_when_tracked_files_differ_from_it(tmp_path, monkeypatch):
+    """A record names the code that ran: a checkout with changes to tracked files is not its HEAD commit."""
+    import subprocess
+
+    from kernelbenchx.dataset import provenance
+
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    git("add", "a.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
+    monkeypatch.setattr(provenance, "REPO", tmp_path)
+    head = provenance.checkout_commit()
+    assert len(head) == 40
+    (tmp_path / "new.txt").write_text("untracked files do not count\n")
+    assert provenance.checkout_commit() == head
+    (tmp_path / "a.py").write_text("x = 2\n")
+    assert provenance.checkout_commit() == f"{head}-dirty"

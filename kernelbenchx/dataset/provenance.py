@@ -22,15 +22,29 @@ REPO = Path(__file__).resolve().parents[2]
 
 @lru_cache(maxsize=None)
 def kbx_commit() -> str | None:
-    """The git commit of the kbx checkout (KBX_COMMIT in images, where there is no checkout)."""
+    """The git commit of the kbx checkout (KBX_COMMIT in images, where there is no checkout), with "-dirty"
+    when tracked files differ from it: the code that ran is then not that commit's (a GPU host given a copy of
+    a working tree recorded its base commit for code three commits later, runs 47-50)."""
     if os.environ.get("KBX_COMMIT"):
         return os.environ["KBX_COMMIT"]
+    return checkout_commit()
+
+
+def checkout_commit() -> str | None:
+    head = git("rev-parse", "HEAD")
+    if not head:
+        return None
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return f"{head}-dirty" if changed is None or changed else head
+
+
+def git(*args: str) -> str | None:
+    """git's output in the checkout, stripped; None when git fails or is missing."""
     try:
-        out = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True,
-                             timeout=10)
+        out = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
+    return out.stdout.strip() if out.returncode == 0 else None
 
 
 @lru_cache(maxsize=None)
