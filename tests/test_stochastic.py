@@ -424,3 +424,19 @@ def test_marginal_and_block_tests_see_only_known_draws_like_the_stream_of_those_
     for test in (structure.marginal_test, structure.block_test):
         a, b = test(holey).parts, test(alone).parts
         assert len(a) == len(b) == 1 and torch.equal(a[0][0], b[0][0])
+
+
+@pytest.mark.parametrize("law", ["mask", "uniform"])
+def test_serial_pairs_counted_on_byte_codes_are_the_int64_counts(law, monkeypatch):
+    from kernelbenchx.dataset.stochastic import structure
+    from kernelbenchx.dataset.stochastic.streams import mask_stream, uniform_stream
+
+    gen = torch.Generator().manual_seed(6)
+    known = torch.rand(16, 8, 64, generator=gen) > 0.1
+    values = torch.rand(16, 8, 64, generator=gen, dtype=torch.float64)
+    stream = mask_stream(values < 0.3, known, 0.3) if law == "mask" else uniform_stream(values, known)
+    small = structure.pair_tests(stream)
+    monkeypatch.setattr(structure, "compact", lambda codes, c: codes)
+    wide = structure.pair_tests(stream)
+    assert [len(t.parts) for t in small] == [len(t.parts) for t in wide] and small[0].parts
+    assert all(torch.equal(a[0], b[0]) for s, w in zip(small, wide) for a, b in zip(s.parts, w.parts))

@@ -62,6 +62,12 @@ def coded(stream: Stream) -> torch.Tensor:
     return torch.where(stream.known, stream.cat, torch.full_like(stream.cat, len(stream.probs)))
 
 
+def compact(codes: torch.Tensor, c: int) -> torch.Tensor:
+    """`codes` (0…C) as bytes where every joint code a·(C + 1) + b fits one (C ≤ 15): each axis view of a stream
+    is a copy, and at 2^26 draws an int64 copy is 512 MB."""
+    return codes.to(torch.uint8) if (c + 1) ** 2 <= 256 else codes
+
+
 def joint_counts(a: torch.Tensor, b: torch.Tensor, c: int) -> torch.Tensor:
     """Counts of (a, b) over pairs where both are known (codes < c), as a c×c table."""
     both = (a < c) & (b < c)
@@ -176,7 +182,7 @@ def pair_tests(stream: Stream) -> list[Test]:
     diffs = Test("differences (b − a) mod 1 of draws at a distance")
     equal = Test("equal values at a distance (the stream repeats)")
     counts = PairCounts(stream)
-    codes = coded(stream)
+    codes = compact(coded(stream), len(stream.probs))
     for name, view in axes(stream.shape):
         cv = view(codes)
         vv = view(stream.values) if stream.values is not None else None
