@@ -2,7 +2,8 @@
 the region (the real processes close theirs before any candidate code runs) to shrink it under the parent.
 Requests are HeldOutput messages; `case` says what to do:
 0: reply with every tensor doubled; 1: shrink the region, then send a reference past its end;
-2: reply Symbols describing the tensors that arrived (dtype, sum, whether they view the region in place)."""
+2: reply Symbols describing the tensors that arrived (dtype, sum, whether they view the region in place);
+3: reply with a new tensor of `output` float32 ones (benchmarks/bulk_transfer.py)."""
 
 import ctypes
 import io
@@ -15,13 +16,13 @@ from kernelbenchx.evaluator import bulk
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.process import Channel
 
-kept = os.dup(int(os.environ[bulk.ENV].split(":")[0]))
+kept = os.dup(int(os.environ[bulk.ENV].split(":")[0])) if bulk.ENV in os.environ else -1
 channel = Channel(int(sys.argv[1]))
-start = ctypes.addressof(ctypes.c_char.from_buffer(channel.region.mapping))
+start = ctypes.addressof(ctypes.c_char.from_buffer(channel.region.mapping)) if channel.region else 0
 
 
 def in_region(t: torch.Tensor) -> bool:
-    return start <= t.data_ptr() < start + channel.region.size
+    return channel.region is not None and start <= t.data_ptr() < start + channel.region.size
 
 
 for request in channel.requests():
@@ -33,6 +34,8 @@ for request in channel.requests():
         buf = io.BytesIO()
         torch.save(forged, buf)
         channel.out.write(m.HEADER.pack(len(buf.getvalue())) + buf.getvalue())
+    elif request.case == 3:
+        channel.reply(m.HeldOutput(3, torch.ones(request.output)))
     else:
         channel.reply(m.Symbols(tuple(f"{t.dtype} {float(t.double().sum()):.6e} {in_region(t)}"
                                       for t in request.output)))
