@@ -11,8 +11,6 @@ import json
 import sys
 import time
 
-import torch
-
 from kernelbenchx.evaluator import bulk
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.isolation import TRUSTED
