@@ -440,3 +440,15 @@ def test_serial_pairs_counted_on_byte_codes_are_the_int64_counts(law, monkeypatc
     wide = structure.pair_tests(stream)
     assert [len(t.parts) for t in small] == [len(t.parts) for t in wide] and small[0].parts
     assert all(torch.equal(a[0], b[0]) for s, w in zip(small, wide) for a, b in zip(s.parts, w.parts))
+
+
+def test_serial_pairs_are_about_max_pairs_at_every_distance_and_k_apart():
+    """Past MAX_PAIRS the pairs at a distance k are the first MAX_PAIRS of one period, not all k of it (at 2^27
+    values that was 2^26 pairs at one distance, most of a perf-size battery's pair tests)."""
+    from kernelbenchx.dataset.stochastic import structure
+
+    t = torch.arange(1 << 20).reshape(1, -1)
+    for k in structure.shifts(t.shape[1]):
+        a, b = structure.pairs_at(t, k)
+        assert 0 < a.numel() <= 2 * structure.MAX_PAIRS and torch.equal(b - a, torch.full_like(a, k))
+        assert a.unique().numel() == a.numel() and not set(a.tolist()) & set(b.tolist())  # disjoint pairs

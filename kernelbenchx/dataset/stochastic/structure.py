@@ -51,6 +51,9 @@ def pairs_at(t: torch.Tensor, k: int, limit: int = MAX_PAIRS) -> tuple[torch.Ten
     t = t[:rows]
     if 2 * k <= length:
         periods = min(length // (2 * k), -(-cap // k))
+        if periods == 1:  # past `cap`, the first `cap` of the period: a whole one was 2^26 pairs at 2^27 values
+            width = min(k, cap)
+            return t[:, :width].reshape(-1), t[:, k:k + width].reshape(-1)
         v = t[:, :periods * 2 * k].reshape(rows, periods, 2, k)
         return v[:, :, 0, :].reshape(-1), v[:, :, 1, :].reshape(-1)
     m = min(length - k, cap)
