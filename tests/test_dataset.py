@@ -453,8 +453,9 @@ def test_cli_build_and_corpus_submission(corpus, tmp_path):
     assert [json.loads(line)["sample_id"] for line in (tmp_path / "sub.jsonl").read_text().splitlines()] == [0, 1, 2, 3]
 
 
-def test_the_recorded_commit_says_dirty_when_tracked_files_differ_from_it(tmp_path, monkeypatch):
-    """A record names the code that ran: a checkout with changes to tracked files is not its HEAD commit."""
+def test_the_recorded_commit_says_dirty_when_the_code_differs_from_it(tmp_path, monkeypatch):
+    """A record names the code that ran: a checkout whose kbx files differ from HEAD (changed, or new) is not that
+    commit. The same rule, with containers/ too, names an image's source (image/targets.py source_commit)."""
     import subprocess
 
     from kernelbenchx.dataset import provenance
@@ -463,13 +464,17 @@ def test_the_recorded_commit_says_dirty_when_tracked_files_differ_from_it(tmp_pa
         subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
 
     git("init", "-q")
-    (tmp_path / "a.py").write_text("x = 1\n")
-    git("add", "a.py")
+    (tmp_path / "kernelbenchx").mkdir()
+    (tmp_path / "kernelbenchx" / "a.py").write_text("x = 1\n")
+    git("add", "kernelbenchx")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a")
     monkeypatch.setattr(provenance, "REPO", tmp_path)
     head = provenance.checkout_commit()
     assert len(head) == 40
-    (tmp_path / "new.txt").write_text("untracked files do not count\n")
+    (tmp_path / "notes.txt").write_text("outside the code: does not count\n")
     assert provenance.checkout_commit() == head
-    (tmp_path / "a.py").write_text("x = 2\n")
-    assert provenance.checkout_commit() == f"{head}-dirty"
+    (tmp_path / "kernelbenchx" / "b.py").write_text("y = 1\n")
+    assert provenance.checkout_commit() == f"{head}+dirty"
+    (tmp_path / "kernelbenchx" / "b.py").unlink()
+    (tmp_path / "kernelbenchx" / "a.py").write_text("x = 2\n")
+    assert provenance.checkout_commit() == f"{head}+dirty"

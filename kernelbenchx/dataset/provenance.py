@@ -20,28 +20,33 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parents[2]
 
 
+CODE_PATHS = ("kernelbenchx", "pyproject.toml")  # what a checkout runs as kbx
+
+
 @lru_cache(maxsize=None)
 def kbx_commit() -> str | None:
-    """The git commit of the kbx checkout (KBX_COMMIT in images, where there is no checkout), with "-dirty"
-    when tracked files differ from it: the code that ran is then not that commit's (a GPU host given a copy of
-    a working tree recorded its base commit for code three commits later, runs 47-50)."""
+    """The git commit of the kbx checkout (KBX_COMMIT in images, where there is no checkout; image/targets.py
+    sets it from checkout_commit too)."""
     if os.environ.get("KBX_COMMIT"):
         return os.environ["KBX_COMMIT"]
     return checkout_commit()
 
 
-def checkout_commit() -> str | None:
+def checkout_commit(paths: tuple[str, ...] = CODE_PATHS) -> str | None:
+    """HEAD, with "+dirty" when files under `paths` differ from it (changed, or new and not ignored): the code
+    that runs is then not that commit's (a GPU host given a copy of a working tree recorded its base commit for
+    code three commits later, runs 47-50). None outside a git checkout."""
     head = git("rev-parse", "HEAD")
     if not head:
         return None
-    changed = git("status", "--porcelain", "--untracked-files=no")
-    return f"{head}-dirty" if changed is None or changed else head
+    changed = git("status", "--porcelain", "--", *paths)
+    return head + ("+dirty" if changed is None or changed else "")
 
 
 def git(*args: str) -> str | None:
     """git's output in the checkout, stripped; None when git fails or is missing."""
     try:
-        out = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=10)
+        out = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() if out.returncode == 0 else None

@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernelbenchx.dataset.provenance import git
 from kernelbenchx.image import ImageError, engine
-from kernelbenchx.image.targets import LABELS, ROOT, Target, build_args, dataset_revision, get_target, git, \
-    source_commit
+from kernelbenchx.image.targets import LABELS, ROOT, Target, build_args, dataset_revision, get_target, source_commit
 
 CONTEXT_FILES = ("pyproject.toml", "README.md", "containers/Dockerfile", "containers/os-packages.txt")
 CA_VARIABLES = ("PIP_CERT", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")

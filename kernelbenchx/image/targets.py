@@ -8,11 +8,11 @@ with the image's torch build (kernelbenchx/golden/<target>.json).
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from kernelbenchx import __version__
+from kernelbenchx.dataset.provenance import CODE_PATHS, checkout_commit, git
 from kernelbenchx.image import ImageError
 
 ROOT = Path(__file__).resolve().parents[2]  # the source checkout (pyproject.toml, containers/) when there is one
@@ -63,21 +63,12 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def git(*args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
 def source_commit() -> str:
     """The checkout's commit, with `+dirty` when the files an image carries differ from it."""
-    commit = git("rev-parse", "HEAD")
+    commit = checkout_commit(CODE_PATHS + ("containers",))
     if commit is None:
         raise ImageError(f"{ROOT} is not a git checkout of kbx", hint="build images from a clone of the repository")
-    changed = git("status", "--porcelain", "--", "kernelbenchx", "pyproject.toml", "containers")
-    return commit + ("+dirty" if changed else "")
+    return commit
 
 
 def dataset_revision() -> str:
