@@ -88,6 +88,8 @@ def eval_(
                                                     "automatic, the usable cores over --compile-threads)")] = 0,
     compile_threads: Annotated[int, typer.Option(help="compile threads per candidate's correctness warm-up")] = 4,
     task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
+    order: Annotated[str, typer.Option(help="which candidates start first: expected (the longest expected work "
+                                            "first) or submission (as given)")] = "expected",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,
@@ -102,7 +104,7 @@ def eval_(
     config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
                        warm_up=warm_up, compile_slots=compile_slots, compile_threads=compile_threads,
-                       task_set=task_set, require_isolation=require_isolation, ray=ray)
+                       task_set=task_set, order=order, require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

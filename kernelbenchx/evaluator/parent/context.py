@@ -29,6 +29,7 @@ from kernelbenchx.evaluator.parent.host_quiet import HostQuiet
 from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOutputs, ServerPool, TrustedServer,
                                                       prefetch)
+from kernelbenchx.evaluator.parent.schedule import ORDERS
 from kernelbenchx.evaluator.parent.submission import Candidate
 from kernelbenchx.evaluator.parent.summary import TASK_SETS
 from kernelbenchx.evaluator.parent.triton_modules import TritonModules
@@ -62,6 +63,7 @@ class RunConfig:
     quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
     # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
+    order: str = "expected"  # which candidates start first: expected (longest first) | submission (parent/schedule.py)
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
@@ -105,6 +107,8 @@ class RunConfig:
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
             raise UsageError(f"unknown task set {self.task_set!r}", hint=f"use one of {', '.join(TASK_SETS)}")
+        if self.order not in ORDERS:
+            raise UsageError(f"unknown start order {self.order!r}", hint=f"use one of {', '.join(ORDERS)}")
         names = set(self.baselines)
         if not names <= {"eager", "compile", "solution"} or "eager" not in names:
             raise UsageError(f"baselines must include eager and may add compile and solution, got "

@@ -27,6 +27,7 @@ from kernelbenchx.evaluator.parent import watch
 from kernelbenchx.evaluator.parent.candidate import evaluate_candidate
 from kernelbenchx.evaluator.parent.context import Run, RunConfig, derive_seed  # noqa: F401  (public here too)
 from kernelbenchx.evaluator.parent.rundir import RunDir, sha256_file
+from kernelbenchx.evaluator.parent.schedule import in_start_order
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem, read_submission
 from kernelbenchx.evaluator.parent.summary import summarize
 from kernelbenchx.evaluator.reasons import Reason
@@ -71,6 +72,7 @@ def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: 
               already: int, drain: threading.Event | None = None) -> int:
     """Evaluate the items not done yet: here, or on a Ray cluster. After `drain`, no new candidate starts
     here and the running ones finish (Ray runs ignore it)."""
+    todo = in_start_order(todo, config.order)  # the longest expected first (parent/schedule.py)
     if config.ray:
         from kernelbenchx.evaluator.parent.distributed import run_all_ray
 
