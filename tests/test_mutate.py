@@ -195,3 +195,21 @@ def test_a_mutant_run_on_one_named_case_runs_that_case_alone():
     case = killer.split(": ")[0]
     assert mutate.run_mutant(skip, only=case).split(": ")[0] == case
     assert mutate.run_mutant(skip, only="fixed/empty") is None  # nothing to skip in an empty input
+
+
+def test_the_numerical_operators_turn_infinite_identities_to_zero_and_drop_the_softmax_shift():
+    found = {m.name.split("@")[0]: m.source for m in mutate.mutants("Math/softmax", "softmax")}
+    original = ast.unparse(ast.parse((mutate.SOLUTIONS / "Math/softmax.py").read_text()))
+    identities = [s for name, s in found.items() if name.startswith("infinite_identity#")]
+    exps = [s for name, s in found.items() if name.startswith("unstable_exp#")]
+    assert identities and exps
+    for source in identities:  # one float('±inf') fewer, one float(0.0) more
+        assert source.count("float('-inf')") + source.count("float('inf')") == \
+            original.count("float('-inf')") + original.count("float('inf')") - 1
+        assert source.count("float(0.0)") == original.count("float(0.0)") + 1
+    assert all(s.count("tl.exp(x)") == original.count("tl.exp(x)") + 1 for s in exps)
+
+
+def test_a_softmax_without_its_shift_is_killed_by_large_logits():
+    mutant = next(m for m in mutate.mutants("Math/softmax", "softmax") if m.name.startswith("unstable_exp#0@"))
+    assert mutate.run_mutant(mutant, only="fixed/large_logits") is not None

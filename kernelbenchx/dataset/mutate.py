@@ -23,7 +23,8 @@ silently promotes a loop-carried variable whose dtype changes, where the compile
 Operators: drop_mask (a load/store without its mask), shift_bound (< ↔ <=, > ↔ >=), ignore_stride (a view's
 strides replaced by contiguous ones), ignore_parameter (a defaulted parameter forced to its default),
 lower_precision (an fp32 accumulator or cast in fp16, fp64 in fp32), change_constant (a float literal × 1.01),
-skip_last_program (triton.cdiv → floor division in a grid).
+skip_last_program (triton.cdiv → floor division in a grid), infinite_identity (float("±inf") → 0.0: a max/min
+reduction's identity or a masked load's `other`), unstable_exp (exp(x - m) → exp(x): softmax without its shift).
 """
 
 from __future__ import annotations
@@ -159,6 +160,33 @@ def apply_skip_last_program(node: ast.Call) -> None:
     node.func = ast.Name(id="_floordiv", ctx=ast.Load())
 
 
+def is_infinity(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float"
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+            and str(node.args[0].value).strip().lower().lstrip("+-") in ("inf", "infinity"))
+
+
+def infinite_identity(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if is_infinity(node):
+            yield node
+
+
+def apply_infinite_identity(node: ast.Call) -> None:
+    node.func, node.args = ast.Name(id="float", ctx=ast.Load()), [ast.Constant(value=0.0)]
+
+
+def unstable_exp(tree: ast.Module) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        if is_call_to(node, "exp", "exp2") and len(node.args) == 1 and isinstance(node.args[0], ast.BinOp) \
+                and isinstance(node.args[0].op, ast.Sub):
+            yield node
+
+
+def apply_unstable_exp(node: ast.Call) -> None:
+    node.args = [node.args[0].left]  # exp(x - max) → exp(x): equal in exact arithmetic, overflows in float
+
+
 OPERATORS: dict[str, tuple[Callable, Callable]] = {
     "drop_mask": (drop_mask, apply_drop_mask),
     "shift_bound": (shift_bound, apply_shift_bound),
@@ -167,6 +195,8 @@ OPERATORS: dict[str, tuple[Callable, Callable]] = {
     "lower_precision": (lower_precision, apply_lower_precision),
     "change_constant": (change_constant, apply_change_constant),
     "skip_last_program": (skip_last_program, apply_skip_last_program),
+    "infinite_identity": (infinite_identity, apply_infinite_identity),
+    "unstable_exp": (unstable_exp, apply_unstable_exp),
 }
 FLOORDIV = "\n\ndef _floordiv(a, b):\n    return a // b\n"
 

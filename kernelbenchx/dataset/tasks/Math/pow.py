@@ -38,6 +38,9 @@ def fixed_cases(gen):
     for e in SCALAR_EXPONENTS:
         yield f"edges_exp{e:.3g}", Call(edges, e)
     yield "edges_tensor_exp", Call(edges, torch.tensor([-0.5, -1.0, 0.5, 2.5, 0.0, inf, -inf, 3.0, nan, inf]))
+    # powf's unit bases and infinite exponents: 1^y = 1 (NaN too), (−1)^±inf = 1, |x| < 1 or > 1 to ±inf
+    yield "unit_bases_infinite_exp", Call(torch.tensor([-1.0, -1.0, 1.0, 1.0, 1.0, -1.0, 0.5, 0.5, 2.0, 2.0, -0.5]),
+                                          torch.tensor([inf, -inf, nan, inf, -inf, 3.0, inf, -inf, inf, -inf, -inf]))
 
 
 def random_cases(gen, mode):
@@ -70,8 +73,9 @@ TASK = Task(
                 "to every element) or a tensor that broadcasts with `input`; the result has the broadcast shape "
                 "and float32 dtype. Semantics of C's powf: a negative base with an integral exponent gives the "
                 "signed power ((-2)^3 = -8), a negative base with a non-integral exponent gives NaN, x^0 = 1 for "
-                "every x (NaN included), 0^y = +inf for y < 0 (−inf for -0 and an odd negative integer y), "
-                "inf^y = 0 for y < 0. For the Python-number exponents 2, 3, 0.5, -0.5, -1 and -2 torch computes "
+                "every x (NaN included), 1^y = 1 for every y (NaN included), (−1)^±inf = 1, 0^y = +inf for "
+                "y < 0 (−inf for -0 and an odd negative integer y), inf^y = 0 for y < 0. "
+                "For the Python-number exponents 2, 3, 0.5, -0.5, -1 and -2 torch computes "
                 "x·x, x·x·x, sqrt(x), 1/sqrt(x), 1/x and 1/(x·x), and the results follow those (e.g. (−inf)^0.5 "
                 "= NaN and (−0)^−0.5 = −inf); exponent 0 gives ones and 1 a copy. (torch's `out=` argument is "
                 "not part of the task.)",
