@@ -65,6 +65,15 @@ def fixed_cases(gen):
     masked[:, :300] = float("-inf")  # the first class blocks of every row are masked out
     yield "masked_first_block_weighted_none", Call(masked, torch.tensor([300, 457, 599]),
                                                    weight=uniform((600,), gen, 0.5, 1.5), reduction="none")
+    # log_softmax over dim 0 of 150 rows (longer than one block of a blocked online log-sum-exp), every logit
+    # shifted by -1e4: a running max that starts at 0 underflows Σ exp to 0, and one never rescaled by
+    # exp(m_old - m_new) between blocks is off
+    yield "dim0_long_shifted_none", Call(sample((150, 4), gen) - 1e4, labels((150,), 4, gen), 0, reduction="none")
+    # log_softmax over dim 0 where class 0's first 100 rows are -inf (a whole leading block of that column);
+    # those rows' targets are other classes
+    masked = sample((130, 4), gen)
+    masked[:100, 0] = float("-inf")
+    yield "dim0_masked_first_rows_none", Call(masked, labels((130,), 3, gen) + 1, 0, reduction="none")
 
 
 def random_cases(gen, mode):
@@ -99,7 +108,9 @@ TASK = Task(
                 "Class-index target (int64, shape (N, d1, …), values in [0, C) or ignore_index): per element "
                 "nll = −w[y]·lp[y] and s = −Σ_c w[c]·lp[c], both 0 where y == ignore_index; "
                 "loss = (1 − ε)·nll + (ε/C)·s, the s term left out when ε = 0 (so −inf logits of other classes "
-                "give a finite loss). reduction='none' returns the per-element losses (shape of target), "
+                "give a finite loss; a class's logits may be −inf along `dim` for a long leading run, and all "
+                "logits may be shifted far below 0, e.g. by −1e4). reduction='none' returns the per-element "
+                "losses (shape of target), "
                 "'sum' their sum, 'mean' their sum divided by Σ w[y] over the non-ignored elements. "
                 "Probability target (float32, same shape as input): t' = (1 − ε)·t + ε/C and per element "
                 "loss = −Σ_c w[c]·t'[c]·lp[c]; 'mean' divides the sum by the number of elements N·d1·… . "

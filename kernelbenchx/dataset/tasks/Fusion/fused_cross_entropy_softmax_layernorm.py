@@ -71,6 +71,10 @@ def fixed_cases(gen):
     yield "classes_dim1_weighted_ignored_smoothing_mean", Call(sample((2, 6, 45), gen),
                                                                labels((2, 45), 6, gen, 0.2), 45,
                                                                uniform((6,), gen, 0.2, 2.0), label_smoothing=0.2)
+    # classes on dim 1 with every logit shifted by -1e4: a running max that starts at 0 instead of -inf
+    # underflows Σ exp to 0
+    yield "classes_dim1_shifted_none", Call(sample((2, 4, 6), gen) - 1e4, labels((2, 6), 4, gen), 6,
+                                            reduction="none")
 
 
 def random_cases(gen, mode):
@@ -98,7 +102,8 @@ TASK = Task(
                 "lp = log_softmax(logits, dim=1), w = weight (C,) or ones, ε = label_smoothing; for int64 class "
                 "targets (shape (N, d1, …)) per element nll = −w[y]·lp[y], s = −Σ_c w[c]·lp[c] (both 0 where "
                 "y == ignore_index) and loss = (1 − ε)·nll + (ε/C)·s (s left out when ε = 0, so −inf logits of "
-                "other classes give a finite loss); reduction 'none' gives per-element losses, "
+                "other classes give a finite loss; all logits may be shifted far below 0, e.g. by −1e4); "
+                "reduction 'none' gives per-element losses, "
                 "'sum' their sum, 'mean' their sum / Σ w[y] over non-ignored elements. For float32 probability "
                 "targets (logits' shape): t' = (1 − ε)·t + ε/C, per element −Σ_c w[c]·t'[c]·lp[c], and 'mean' "
                 "divides by N·d1·… . output is layer_norm(softmax(logits, dim=-1)) without affine parameters: "

@@ -43,6 +43,15 @@ def fixed_cases(gen):
     # 1100 rows: more row tiles than one tile group (a partial last group), and 129 columns (a partial last
     # column tile), so a tile order that miscounts the column tiles skips or repeats tiles
     yield "rows1100_cols129", Call(*layer(gen, "standard", (1100,), 129, 16))
+    # logits all far below 0 (a bias of about -1e3): every exp(y) underflows, so a max that starts at 0 (or
+    # padding lanes read as 0 rather than -inf, 50 classes in a block of 64) gives Σ exp = 0
+    x, w, b = layer(gen, "standard", (6,), 50, 16)
+    yield "shifted_logits", Call(x, w, b - 1e3)
+    # the same along dim 0 of 300 rows × 32 columns: long enough that a kernel streams each column in blocks
+    x, w, b = layer(gen, "standard", (300,), 32, 16)
+    yield "shifted_dim0_long", Call(x, w, b - 1e3, 0)
+    x, w, b = layer(gen, "standard", (300,), 32, 16)
+    yield "shifted_dim0_long_float64", Call(x, w, b - 1e3, 0, torch.float64)
 
 
 def random_cases(gen, mode):
@@ -72,7 +81,8 @@ TASK = Task(
     description="Applies a linear layer, y = input @ weightᵀ + bias (input (*, in_features), possibly 1-D; weight "
                 "(out_features, in_features); bias (out_features,) or None for no bias), then log-softmax along "
                 "dimension `dim` of y (negative dims count from the end; dim may also be a batch dimension): "
-                "out = y − max(y) − log Σ exp(y − max(y)), which must stay finite for large logits. When dtype is "
+                "out = y − max(y) − log Σ exp(y − max(y)), which must stay finite for large logits (all logits may lie "
+                "far below 0, e.g. a bias of −1e3). When dtype is "
                 "given (torch.float64 or torch.float16), y is cast to that dtype before the log-softmax and the "
                 "output has that dtype; otherwise the output has the inputs' dtype. Inputs are all float32 or all "
                 "float16 (float16: y is accumulated in float32). The output shape is (*, out_features).",

@@ -35,7 +35,8 @@ def error_bound(call: Call) -> torch.Tensor:
     m = x64.amax(cdim, keepdim=True)
     terms = (x64 - m).exp()
     s = terms.sum(cdim)
-    b_s = (_bounds.sum_bound(terms, cdim) + 2 * _bounds.EPS32 * (terms * (1 + (x64 - m).abs())).sum(cdim))
+    spread = torch.where(terms > 0, terms * (1 + (x64 - m).abs()), torch.zeros_like(terms))  # -inf logits: 0
+    b_s = _bounds.sum_bound(terms, cdim) + 2 * _bounds.EPS32 * spread.sum(cdim)
     keep = t != ignore_index
     safe = torch.where(keep, t, torch.zeros_like(t)).unsqueeze(cdim)
     x_y = x64.gather(cdim, safe).squeeze(cdim)
@@ -68,6 +69,13 @@ def fixed_cases(gen):
                                         reduction="none")
     # the class weights as a non-contiguous view (stride 2, poison between): w[y] must be read through its stride
     yield "weight_strided", Call(sample((12, 9), gen), targets((12,), 9, gen), strided(uniform((9,), gen, 0.5, 2.0)))
+    # every logit far below 0: a running maximum that starts at 0 instead of -inf underflows Σ exp to 0
+    yield "shifted_logits_none", Call(sample((4, 6), gen) - 1e4, targets((4,), 6, gen), reduction="none")
+    # 20 classes strided by S = 3, the first 16 masked (-inf) at every position: a blocked logsumexp sees a
+    # whole first block of -inf before any finite logit (-inf - -inf is NaN unless the max is guarded)
+    masked = sample((2, 20, 3), gen)
+    masked[:, :16] = float("-inf")
+    yield "spatial_masked_first_classes_none", Call(masked, randint((2, 3), gen, 16, 20), reduction="none")
 
 
 def random_cases(gen, mode):
@@ -102,7 +110,9 @@ TASK = Task(
                 "equals ignore_index contribute 0 and are excluded from the mean; ignore_index may also be a valid "
                 "class id. reduction='none' returns ℓ with the target's shape; 'sum' returns Σℓ; 'mean' returns "
                 "Σℓ / Σ w[y] over the non-ignored positions (NaN when every position is ignored). The logsumexp "
-                "must be numerically stable (logits can be large). Output dtype = input dtype. (Class-probability "
+                "must be numerically stable (logits can be large, or all shifted far below 0, e.g. by −1e4). "
+                "Logits may be −inf (masked classes, even a whole leading run of classes); the target's logit is "
+                "finite. Output dtype = input dtype. (Class-probability "
                 "targets and label smoothing are not part of this task.)",
     math=r"\ell_n = -w_{y_n}\log\frac{e^{x_{n,y_n}}}{\sum_c e^{x_{n,c}}},\quad "
          r"\ell = \frac{\sum_n \ell_n}{\sum_n w_{y_n}}\ (\text{mean})",

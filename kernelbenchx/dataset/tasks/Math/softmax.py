@@ -49,6 +49,9 @@ def fixed_cases(gen):
     # columns of 600 (block-wise: 600 is not a multiple of the block) in a contiguous prefix of a longer
     # buffer: finite values follow the view in memory
     yield "cols_buffer_prefix", Call(sample((601, 16), gen)[:600], 0)
+    # rows of 16400 (longer than a register-resident row, so block-wise) lying entirely near -1e4: a running
+    # maximum that starts at 0 instead of -inf underflows every exp and the sum to 0
+    yield "long_rows_shifted", Call(sample((2, 16400), gen) - 1e4, -1)
 
 
 def random_cases(gen, mode):
@@ -76,7 +79,8 @@ TASK = Task(
                 "`dim` becomes exp(x_i − max_j x_j) / Σ_j exp(x_j − max_j x_j), values in [0, 1] summing to 1. "
                 "When `dtype` is given (e.g. torch.float64), the input is cast to it first, the computation runs "
                 "in it and the output has it; otherwise the output is float32. The result has the input's shape. "
-                "Subtracting the maximum is required (logits up to ±1e4 appear). -inf entries get probability 0; "
+                "Subtracting the maximum is required (logits up to ±1e4 appear, and a whole "
+                "slice may lie far below 0). -inf entries get probability 0; "
                 "a slice whose entries are all -inf gives NaN, as in torch.",
     math=r"\mathrm{softmax}(x)_i = \frac{e^{x_i - m}}{\sum_j e^{x_j - m}},\quad m = \max_j x_j",
     difficulty=4,
