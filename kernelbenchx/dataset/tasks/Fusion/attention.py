@@ -5,7 +5,7 @@ import torch
 from kernelbenchx.dataset import precision
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, randint, sample
 
 F16 = torch.float16
 F32 = torch.float32
@@ -43,6 +43,11 @@ def fixed_cases(gen):
     yield "cross_lengths", Call(*qkv(2, 3, 7, 29, 64, gen))
     yield "causal_short_queries", Call(*qkv(1, 2, 9, 20, 32, gen), causal=True)
     yield "value_dim_differs", Call(*qkv(1, 2, 16, 16, 32, gen, dv=48), True)
+    # every key opposes every query: scores ≈ −256 ± 1 (small integers, exact in fp16 and TF32), so exp(score)
+    # underflows unless the running max starts at −inf (or the first block's max)
+    q, k = randint((1, 2, 24, 16), gen, -1, 2).float(), randint((1, 2, 40, 16), gen, -1, 2).float()
+    q[..., 0], k[..., 0] = 32.0, -32.0
+    yield "float32_far_negative_scores", Call(q, k, sample((1, 2, 40, 16), gen, dtype=F32))
     yield "float32", Call(*qkv(2, 2, 33, 33, 64, gen, dtype=torch.float32), causal=True)
     yield "float32_value_dim_differs_causal_short_keys", Call(*qkv(1, 2, 20, 9, 32, gen, dtype=F32, dv=24), True)
 
@@ -77,6 +82,7 @@ TASK = Task(
                 "scores = (q @ kᵀ)·scale with scale = softmax_scale, or 1/√D when softmax_scale is None. When "
                 "causal is True, query i may attend only to keys j ≤ i (the top-left-aligned lower triangle "
                 "tril(ones(Sq, Sk)), as torch's is_causal; Sq may differ from Sk); masked scores are −inf. "
+                "Scores may all lie far below 0 (e.g. ≈ −256 when every key opposes the query). "
                 "Returns softmax(scores, dim=-1) @ v, shape (B, H, Sq, Dv), in the inputs' dtype (float16, or "
                 "float32). The reference computes in float32 and rounds the result once; the upstream `out=` "
                 "argument is dropped.",

@@ -66,6 +66,9 @@ def fixed_cases(gen):
                              sample((2, 8, 8), gen), 0.5, False, False, 1)
     yield "inplace_dim_1", Call(sample((2, 6, 8), gen), sample((2, 6, 8), gen), sample((2, 6, 8), gen),
                                 sample((2, 8, 16), gen), 0.5, True, True, 1, seed=6)
+    # log-softmax over dim 1 along 300 rows: longer than one 256-wide block of a streaming (online) max and sum
+    yield "dim_1_long_lines", Call(sample((1, 300, 8), gen), sample((1, 300, 8), gen), sample((1, 300, 8), gen),
+                                   sample((1, 8, 16), gen), 0.5, dim=1, seed=7)
     # RNG structure of the dropout mask (read back from the output): 8 batch elements × 64 rows × 32 features,
     # log-probabilities far from 0, so every drop is observable.
     x = [sample((8, 64, 32), gen) for _ in range(3)]

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 from kernelbenchx.dataset import stochastic
 from kernelbenchx.dataset.contract import Contract, Tolerance
 from kernelbenchx.dataset.deviation import Deviation, Kind
-from kernelbenchx.dataset.task import Call, Task, sample
+from kernelbenchx.dataset.task import Call, Task, sample, uniform
 
 TOLERANCE = Tolerance(rtol=1e-5, atol=1e-5, scale="rms")
 
@@ -38,6 +38,10 @@ def fixed_cases(gen):
     yield "eval_inplace_dim_minus_1", Call(sample((50, 8), gen), sample((8,), gen), 0.5, False, True, -1)
     yield "inplace_dim_minus_1", Call(sample((64, 8), gen), sample((8,), gen), 0.3, True, True, -1, seed=7)
     yield "eval_dim_minus_1", Call(sample((50, 8), gen), sample((8,), gen), 0.5, False, False, -1)
+    # every z about −300 … −200: exp(z) underflows in float32, so the log-sum-exp must be shifted by the true max
+    # (a running max that starts at 0, or padding loaded as 0, leaves Σ exp = 0). n = 200 is not a power of 2.
+    a = torch.cat([uniform((200, 1), gen, -300.0, -200.0), sample((200, 7), gen)], dim=1)
+    yield "far_below_zero", Call(a, torch.cat([torch.ones(1), sample((7,), gen)]), 0.3, seed=8)
     # RNG structure along the only dimension: 2^15 elements, many blocks. log_softmax values are far from 0,
     # so every drop is observable.
     yield "rng_structure", Call(sample((1 << 15, 16), gen), sample((16,), gen), 0.5, seed=0x2545F4914F6CDD1D)
@@ -70,9 +74,10 @@ TASK = Task(
     signature="fused_mv_logsoftmax_dropout(input: Tensor, vec: Tensor, p: float = 0.5, training: bool = True, "
               "inplace: bool = False, dim: int = 0, seed: int = 0) -> Tensor",
     description="Computes z = input @ vec (input (n, m), vec (m,), float32, finite), s = log_softmax(z) along "
-                "`dim` (0 or -1: z is 1-D), then dropout: when training and 0 < p < 1 each element of s is "
-                "independently zeroed with probability p and otherwise scaled by 1/(1−p); with training=False or "
-                "p = 0 the output is s; with p = 1 it is s·0. Returns a new float32 tensor of shape (n,). "
+                "`dim` (0 or -1: z is 1-D; every z may lie far below 0, e.g. about −300 … −200), then "
+                "dropout: when training and 0 < p < 1 each element of s is independently zeroed with "
+                "probability p and otherwise scaled by 1/(1−p); with training=False or p = 0 the output is s; "
+                "with p = 1 it is s·0. Returns a new float32 tensor of shape (n,). "
                 "`inplace` only concerns the intermediate s, so it has no visible effect. `seed` (an int) drives "
                 "the random mask; it replaces torch's global generator.",
     math=r"z = A v,\quad s_i = z_i - \log\sum_j e^{z_j},\quad y_i = \frac{m_i s_i}{1-p},\ "

@@ -29,6 +29,10 @@ def fixed_cases(gen):
     yield "single_repeat", Call(sample((6, 10), gen) * 30.0, 1, -1)
     yield "large_values", Call(torch.tensor([[1000.0, -1000.0, 0.0], [88.0, 89.0, 90.0]]), 3, 1)
     yield "zero_repeat_scalar", Call(sample((2, 5), gen), 0, 0)
+    # the first 128 of 160 elements along dim 0 are dropped (zero repeats): a blocked or split reduction along dim
+    # meets whole blocks with nothing to reduce before the first kept element
+    yield "leading_zero_repeats", Call(sample((160, 16), gen),
+                                       torch.cat([torch.zeros(128, dtype=torch.int64), randint((32,), gen, 1, 4)]), 0)
     # rows near ±1e4: (x − max) − log Σ is accurate, while max + log Σ rounded to one float32 and subtracted
     # from x is off by up to half an ulp of 1e4 (5e-4), far outside 1e-5
     yield "large_magnitude_rows", Call(torch.tensor([[10000.0, 9999.0, 9998.5], [-9000.0, -9000.25, -9001.0]]), 2, 1)

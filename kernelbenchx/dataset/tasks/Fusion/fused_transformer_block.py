@@ -33,6 +33,8 @@ def fixed_cases(gen):
     yield "residual_broadcast", Call(*block(gen, "standard", (3, 6), 16, 24, 12, residual_shape=(12,)), 0.0)
     yield "large_eps", Call(*block(gen, "standard", (1, 5), 6, 7, 6), 0.0, 0.5)
     yield "peaked_softmax", Call(*block(gen, "standard", (2, 9), 32, 40, 16, gain=50.0), dropout_p=0.0)
+    # D_k = 2100 softmax columns: longer than one 2048-wide block of a streaming (online) max and sum
+    yield "long_softmax_rows", Call(*block(gen, "standard", (2,), 4, 2100, 8), 0.0)
     x, w1, w2, _ = block(gen, "standard", (4,), 8, 8, 8)
     yield "zero_residual_constant_rows", Call(x, w1, torch.ones(8, 8), torch.zeros(4, 8), 0.0)
     # Logits near 96 (a common offset through a constant input column; softmax is shift-invariant) whose 1/64

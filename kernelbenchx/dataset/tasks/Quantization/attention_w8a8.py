@@ -40,6 +40,12 @@ def fixed_cases(gen):
     yield "extreme_token_scales", Call(sample((1, 8, 16), gen) * torch.logspace(-2, 2, 8).reshape(1, 8, 1),
                                        sample((1, 8, 16), gen), sample((1, 8, 16), gen) * 100.0)
     yield "odd_head_dim", Call(sample((3, 19, 40), gen), sample((3, 23, 40), gen), sample((3, 23, 40), gen))
+    # Every key opposes every query: Q and K rows are integers with max |x| = 127 (scale exactly 1, quantized
+    # exactly), q·k = −127² + Σ small products, so the scores are ≈ −4032 ± 1 and exp(score) underflows unless the
+    # softmax is shifted by the row's true max.
+    q, k = randint((1, 8, 16), gen, -1, 2).float(), randint((1, 24, 16), gen, -1, 2).float()
+    q[..., 0], k[..., 0] = 127.0, -127.0
+    yield "far_negative_scores", Call(q, k, sample((1, 24, 16), gen))
     # Exact .5 ties of both signs and both parities (each value row's max is 127, so its scale is exactly 1):
     # round half to even sends -1.5 to -2 and 2.5 to 2, and the dequantized values reach the output directly.
     v = randint((1, 16, 64), gen, -30, 30).float() + 0.5
@@ -69,7 +75,8 @@ TASK = Task(
     entry="attention_w8a8",
     signature="attention_w8a8(query: Tensor, key: Tensor, value: Tensor) -> Tensor",
     description="W8A8 single-head attention. query (B, S_q, D), key and value (B, S_k, D), all float32; output "
-                "float32 (B, S_q, D), no mask, no dropout. The result is defined by this exact pipeline "
+                "float32 (B, S_q, D), no mask, no dropout; the scores may all lie far below 0 (e.g. ≈ −4000 "
+                "when every key opposes the query). The result is defined by this exact pipeline "
                 "(no quantized PyTorch APIs); unquantized float attention softmax(Q·Kᵀ/√D)·V "
                 "(torch.nn.functional.scaled_dot_product_attention) is only the accuracy yardstick:\n"
                 "1. Q, K and V are each quantized per token (per row over D): s[b, t] = max_d |X[b, t, d]| / 127 "
