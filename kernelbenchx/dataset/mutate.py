@@ -173,7 +173,7 @@ def infinite_identity(tree: ast.Module) -> Iterator[ast.AST]:
 
 
 def apply_infinite_identity(node: ast.Call) -> None:
-    node.func, node.args = ast.Name(id="float", ctx=ast.Load()), [ast.Constant(value=0.0)]
+    node.args = [ast.Constant(value=0.0)]  # float("-inf") → float(0.0)
 
 
 def unstable_exp(tree: ast.Module) -> Iterator[ast.AST]:
