@@ -458,11 +458,13 @@ def test_each_input_set_keeps_its_own_median(host_clock_gpu):
 def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu, monkeypatch):
     """A replay submitted after the device had passed the start event may time host time: the sample is dropped
     and the device's spin before the start event doubled, until the submission fits inside it; at the largest
-    pad, late samples are kept and counted. Eager loops are neither padded nor watched."""
+    pad, late samples are kept and counted. Each timing starts from a quarter of the pad the last one learned.
+    Eager loops are neither padded nor watched."""
     answers, spins = [], []
     monkeypatch.setattr(FakeEvent, "query", lambda self: answers.pop(0) if answers else False)
     monkeypatch.setattr(timing, "CLOCK", timing.DeviceClock.of(FakeEvent, lambda: None, spins.append))
     monkeypatch.setattr(timing, "PAD_CYCLES", [1000])
+    monkeypatch.setattr(timing, "PAD_CYCLES_MIN", 1000)
     protocol = timing.Protocol(min_reps=4, max_reps=4)
     answers[:] = [True, False, True, False]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
@@ -473,7 +475,11 @@ def test_graph_samples_are_padded_until_the_host_submits_in_time(host_clock_gpu,
     slow = {**timing.summarize([400.0], "single_call", True, 0.4), "why": "slow_candidate"}  # perf_case.time_slow
     assert reported.timing_problem(slow) is None
     assert spins == [1000, 2000, 2000, 4000, 4000, 4000]
-    monkeypatch.setattr(timing, "PAD_CYCLES", [timing.PAD_CYCLES_MAX])
+    spins.clear()  # the next timing starts from a quarter of the pad learned (a passing load's pad fades)
+    timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
+    assert spins == [1000] * 4
+    monkeypatch.setattr(timing, "PAD_CYCLES", [timing.PAD_CYCLES_MAX * 4])
+    monkeypatch.setattr(timing, "PAD_CYCLES_MIN", timing.PAD_CYCLES_MAX)
     answers[:] = [True, True]
     stats = timing.sample_loop([lambda: None], lambda: None, protocol, 1, watch_late=True)
     assert stats["late_samples"] == 2 and stats["count"] == 4  # kept and counted

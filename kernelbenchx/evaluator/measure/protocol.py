@@ -251,9 +251,14 @@ class Laps:
 
 
 # Graph samples: the device spins this many cycles before the start event, so that the host has submitted the
-# replay and the end event before the device reaches them. Learned per process (doubled at each late sample).
-PAD_CYCLES = [1 << 17]
+# replay and the end event before the device reaches them. Learned per process (doubled at each late sample) and
+# quartered at the start of each timing, down to PAD_CYCLES_MIN: a pad learned under a passing load must not
+# stay. Run 52's baseline server (one process for the whole run) reached the maximum early and kept it: 8 ms of
+# spinning before each of its samples, 57 s of the 324 s its GPU's timing lane was held.
+PAD_CYCLES_MIN = 1 << 17
+PAD_CYCLES = [PAD_CYCLES_MIN]
 PAD_CYCLES_MAX = 1 << 24  # about 8 ms at 2 GHz
+PAD_DECAY = 4
 
 
 def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], protocol: Protocol,
@@ -266,10 +271,13 @@ def sample_loop(runners: list[Callable[[], None]], flush: Callable[[], None], pr
     Graph replays (`watch_late`) are padded: the device spins PAD_CYCLES before the start event, so it does not
     reach the event before the host has submitted the replay and the end event. A sample where it did (the
     start event already passed when the submission was done) may hold host time: it is dropped and the pad
-    doubled, up to PAD_CYCLES_MAX; past that, such samples are kept and counted in `late_samples`. Run 31 (two
+    doubled, up to PAD_CYCLES_MAX; past that, such samples are kept and counted in `late_samples`. Each loop
+    starts from a quarter of the pad the previous one ended with (at least PAD_CYCLES_MIN). Run 31 (two
     H200s under gVisor, where driver calls are slow) had the flush alone outlasted by the submission in 700 of
     802 timings, which timed ~6-microsecond kernels at up to 27."""
     clock, samples, by_set = CLOCK, [], [[] for _ in runners]
+    if watch_late:  # a lasting need is learned again in two dropped samples
+        PAD_CYCLES[0] = max(PAD_CYCLES_MIN, PAD_CYCLES[0] // PAD_DECAY)
     started, exhausted, late = clock.now(), False, 0
     start, end = clock.new_event(), clock.new_event()
     while True:
