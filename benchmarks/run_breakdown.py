@@ -7,6 +7,8 @@ shared guard the correctness stages queue for behind timings; warm = the perf wa
 correct_warm = the correctness warm-up (right after the import; `correct_warm_phases`: its time to the first case
 called, to all called, to all compiled, and its CPU seconds); `judge_phases`: the judgements after the lane
 (fetch, digest, the trusted judge's call; inside it, its guarded turn, guard waits, yields, host-only step).
+`boot_phases`: the candidate processes' starts (exec, imports, the warm-up's preparation, then the wait of a pooled
+process for its candidate); in a run's first wave `device_open` waits for the rest of the boot instead.
 `lane_phases`: the lane's work inside the candidate's and the baseline's processes, per phase (`phases_s`: build,
 first call, compile, timing and its warm-up, capture, sample loop and held-output steps, recheck).
 """
@@ -51,11 +53,12 @@ def breakdown(run_dir: Path) -> dict:
     phases = lane_phases(records)
     warm_phases = summed(((r["stages"].get("correct", {}).get("warm") or {}).get("phases") for r in records))
     judge_phases = summed(r["stages"].get("perf", {}).get("judge_phases") for r in records)
+    boot_phases = summed(r["stages"].get("compile", {}).get("boot") for r in records)
     return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
             **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases,
-            "judge_phases": judge_phases, "lane_phases": phases}
+            "judge_phases": judge_phases, "boot_phases": boot_phases, "lane_phases": phases}
 
 
 def summed(parts) -> dict[str, float]:

@@ -257,6 +257,8 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     guard, seen = GpuGuard(), []
 
     class Child:
+        spawned_at = 0.0
+
         def extend_clock(self, seconds: float) -> None:
             pass
 
@@ -596,6 +598,28 @@ def test_a_load_s_phases_reach_the_record_only_as_known_numbers():
     assert load_phases(m.Loaded(0.01, (), "not a dict")) == {}
 
 
+def test_a_candidate_process_reports_where_its_start_went():
+    """DeviceOpened carries the real process's boot: the parent records exec (launcher and interpreter start),
+    imports, the warm-up's preparation and the wait for a candidate, which together are the time since the spawn;
+    anything else, or a value that is not a finite number, is not taken."""
+    from kernelbenchx.evaluator.isolation import TRUSTED
+    from kernelbenchx.evaluator.parent.candidate import HARNESS, boot_phases
+    from kernelbenchx.evaluator.parent.references import device_env
+    from kernelbenchx.evaluator.process import Child, Limits
+
+    with Child(HARNESS, Limits(wall_s=120), TRUSTED, env=device_env("cpu", None)) as child:
+        time.sleep(0.5)
+        opened = child.call(m.OpenDevice("cpu"))
+        since_spawn = time.time() - child.spawned_at
+    boot = boot_phases(opened, child.spawned_at)
+    assert set(boot) == {"exec_s", "imports_s", "prepare_s", "waited_s"} and min(boot.values()) >= 0, boot
+    assert boot["imports_s"] > 0.1  # torch, at least
+    assert 0.5 * since_spawn < sum(boot.values()) <= since_spawn + 0.01, (boot, since_spawn)
+    forged = m.DeviceOpened({"started_at": "now", "imports_s": -1, "prepare_s": float("nan"), "verdict": 1.0})
+    assert boot_phases(forged, 5.0) == {"imports_s": 0.0}
+    assert boot_phases(m.DeviceOpened("not a dict"), 5.0) == {}
+
+
 def test_a_malformed_load_reply_is_a_protocol_breach():
     """Loaded's load time and isolation layers go into the record: NaN, a string or a layer kbx does not know
     is PROTOCOL (import-time code could forge the reply), and an honest reply is recorded as sent."""
@@ -606,6 +630,8 @@ def test_a_malformed_load_reply_is_a_protocol_breach():
     from kernelbenchx.evaluator.parent.submission import Candidate
 
     class Replies:
+        spawned_at = 0.0
+
         def __init__(self, loaded):
             self.replies = [m.DeviceOpened(), loaded, m.Symbols(())]
 

@@ -96,6 +96,7 @@ class Child:
         self.stopped_since: float | None = None  # when the stop in force began
         self.workdir = Path(tempfile.mkdtemp(prefix="kbx-"))
         self.proc: subprocess.Popen | None = None
+        self.spawned_at = 0.0  # wall clock when the process was started (its boot phases count from it)
         self.channel_fd = -1
         self.deadline = 0.0
 
@@ -130,6 +131,7 @@ class Child:
                 env.update(bulk.child_env(self.region))
         argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
         drop = self.plan.drop_to
+        self.spawned_at = time.time()
         try:
             self.proc = subprocess.Popen(
                 argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=passed,

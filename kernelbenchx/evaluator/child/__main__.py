@@ -1,9 +1,13 @@
 """Entry of the candidate process: limits first (nothing of torch or the candidate is loaded yet), then the
 harness. Started by process.Child as ``python -m kernelbenchx.evaluator.child FD``."""
 
-import json
-import os
-import resource
+import time
+
+STARTED = time.time()  # wall clock, shared with the parent: where the process's boot phases start
+
+import json  # noqa: E402
+import os  # noqa: E402
+import resource  # noqa: E402
 
 
 def apply_limits() -> None:
@@ -59,4 +63,4 @@ not_pid_one()
 
 from kernelbenchx.evaluator.child.harness import main  # noqa: E402  (after the limits, on purpose)
 
-main()
+main(STARTED)

@@ -38,7 +38,8 @@ _equal, _clone = torch.equal, torch.Tensor.clone  # taken before candidate code 
 
 
 class Harness:
-    def __init__(self, channel: Channel | None = None) -> None:
+    def __init__(self, channel: Channel | None = None, boot: dict[str, float] | None = None) -> None:
+        self.boot = boot or {}  # the process's start before its first request (main), sent with DeviceOpened
         self.lease = CompileLease(channel)
         self.channel = channel
         self.entry: Callable[..., Any] | None = None
@@ -58,7 +59,7 @@ class Harness:
         if self.opened:
             return m.DeviceOpened()
         self.device, self.opened = req.device, True
-        phases, clock = {}, [time.perf_counter()]
+        phases, clock = boot_phases(self.boot), [time.perf_counter()]
 
         def lap(name: str) -> None:
             clock.append(time.perf_counter())
@@ -442,15 +443,27 @@ def aliased(out: Any, inputs: list[torch.Tensor]) -> list[int]:
 JOIN_POLLS = 2000  # of 5 ms each: up to 10 s of this process's running time, only ever spent by a stuck thread
 
 
-def main() -> None:
+def boot_phases(boot: dict[str, float]) -> dict[str, float]:
+    """Where the process's start went, up to the first request: the interpreter and the imports, the warm-up's
+    preparation, and the wait for a candidate (a pooled process); `started_at` lets the parent add the exec."""
+    if not boot:
+        return {}
+    now = time.time()
+    return {"started_at": boot["started"], "imports_s": round(boot["imported"] - boot["started"], 4),
+            "prepare_s": round(boot["ready"] - boot["imported"], 4), "waited_s": round(now - boot["ready"], 4)}
+
+
+def main(started: float | None = None) -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log, for the operator
+    boot = {"started": started or time.time(), "imported": time.time()}
     if os.environ.get("TRITON_INTERPRET") != "1":  # a GPU process: it will warm up (on the CPU path it never does)
         try:
             warm.prepare()
         except Exception as exc:  # only a head start: the warm-up pays it instead
             sys.stderr.write(f"kbx: warm-up preparation failed: {type(exc).__name__}: {exc}\n")
+    boot["ready"] = time.time()
     channel = Channel(int(sys.argv[1]))
-    harness = Harness(channel)
+    harness = Harness(channel, boot)
     handlers = {m.OpenDevice: harness.open_device, m.Load: harness.load, m.RunCase: harness.run_case,
                 m.Verify: harness.verify, m.TimeCase: harness.time_case, m.WarmPerf: harness.warm_perf,
                 m.WarmBuild: harness.warm_build, m.WarmCases: harness.warm_cases, m.FetchOutput: harness.fetch_output}

@@ -141,6 +141,7 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
     if not isinstance(opened, m.DeviceOpened):
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to open_device: {type(opened).__name__}")
     log.compile["device_open_s"] = round(time.perf_counter() - clock, 3)
+    log.compile["boot"] = boot_phases(opened, child.spawned_at)
     with Lease(shared) as gpu:
         child.extend_clock(gpu.waited)
         clock = time.perf_counter()
@@ -166,6 +167,20 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
                              **load_phases(reply)}
     log.compile["isolation"] = list(reply.isolation)
     verify_symbols(child, "at import")
+
+
+def boot_phases(opened: m.DeviceOpened, spawned_at: float) -> dict[str, float]:
+    """The candidate process's start before its device was opened (child/harness.py boot_phases): exec (the
+    launcher and the interpreter's own start, up to the process's first line), imports, the warm-up's preparation,
+    and the time it then waited for a candidate. A pooled process's wait is the head start the pool gave; in a
+    run's first wave the device open waits for the rest of the boot instead."""
+    phases = opened.phases if isinstance(opened.phases, dict) else {}
+    numbers = {k: float(v) for k, v in phases.items() if k in ("started_at", "imports_s", "prepare_s", "waited_s")
+               and isinstance(v, (int, float)) and math.isfinite(v)}
+    boot = {k: round(max(0.0, v), 3) for k, v in numbers.items() if k != "started_at"}
+    if "started_at" in numbers and spawned_at:
+        boot["exec_s"] = round(max(0.0, numbers["started_at"] - spawned_at), 3)
+    return boot
 
 
 def load_phases(reply: m.Loaded | m.DeviceOpened) -> dict[str, float]:
