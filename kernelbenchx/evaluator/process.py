@@ -99,7 +99,6 @@ class Child:
         self.spawned_at = 0.0  # wall clock when the process was started (its boot phases count from it)
         self.channel_fd = -1
         self.deadline = 0.0
-        self.answered = threading.Event()  # set by its first reply (its start-up is done), or by close()
 
     def __enter__(self) -> "Child":
         self.start()
@@ -214,7 +213,6 @@ class Child:
 
     def receive(self, deadline: float) -> Any:
         frame = self.read_frame(deadline)
-        self.answered.set()
         try:
             return messages.decode(frame, self.region_for(bulk.REPLIES))
         except messages.ProtocolError as exc:
@@ -313,7 +311,6 @@ class Child:
                 self.region = None
             with LIVE_LOCK:
                 LIVE.discard(self)
-        self.answered.set()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

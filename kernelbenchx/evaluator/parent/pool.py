@@ -4,12 +4,6 @@
 A pooled process has imported torch and triton and waits for its first request; it has not initialised CUDA
 (that happens when its candidate is loaded) and it has run no candidate code. Each is used for exactly one
 candidate and then closed: the pool only moves the start earlier, it never reuses a process.
-
-A taken process is replaced once it has answered its first request (its start-up done), not at once: at a run's
-start every worker takes a pooled process together, and replacing them at once put twice the workers' processes
-in start-up side by side beside the trusted servers' (runs 52-53, one H200, 20 workers: the first wave waited a
-median 35 s to open its device, later candidates 1.5 s). Later in a run the replacement starts about a second
-later than before, well ahead of its need.
 """
 
 from __future__ import annotations
@@ -53,21 +47,17 @@ class ProcessPool:
             else:
                 self.idle[key].append(child)
 
-    def refill_after(self, key: int | None, answered: threading.Event) -> None:
-        answered.wait()
-        self.refill(key)
-
     @contextmanager
     def take(self, key: int | None, wall_s: float) -> Iterator[Child]:
         """A started process for `key` (a fresh one when none is idle), with a full wall-clock allowance;
-        closed when the block ends. A replacement starts when this one has answered its first request."""
+        closed when the block ends. A replacement starts at once."""
         with self.lock:
             child = self.idle[key].popleft() if self.idle[key] else None
         if child is None:
             child = self.make(key)
             child.start()
         child.restart_clock(wall_s)
-        threading.Thread(target=self.refill_after, args=(key, child.answered), daemon=True).start()
+        threading.Thread(target=self.refill, args=(key,), daemon=True).start()
         try:
             yield child
         finally:
