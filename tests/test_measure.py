@@ -264,6 +264,27 @@ def test_a_judge_process_judges_a_perf_size_output(task_id):
     assert server.check(m.PerfCheck(task_id, 0, 11, wrong, device="cpu")).reason
 
 
+def test_the_baseline_timed_is_the_task_s_timed_reference_where_it_has_one(monkeypatch):
+    """Random/rand's reference seeds a generator from the seed tensor's value (a read back to the host, which no
+    CUDA graph holds): the trusted server times its `timed_reference` (the fill from the device's default
+    generator) instead, for the eager baseline and the compiled one; other tasks time their reference."""
+    from kernelbenchx.evaluator.measure import perf_case
+    from kernelbenchx.evaluator.trusted import server
+
+    timed = []
+    monkeypatch.setattr(perf_case, "measure_case", lambda req, task, fn, device, quiet_host=None: timed.append(fn))
+    monkeypatch.setattr(server, "release_memory", lambda: None)
+    monkeypatch.setattr(torch, "compile", lambda fn: ("compiled", fn))
+    monkeypatch.setattr(torch._dynamo, "reset", lambda: None)
+    rand, relu = get_task("Random/rand"), get_task("Activation/relu")
+    for task_id in (rand.id, relu.id):
+        for baseline in ("eager", "compile"):
+            server.baseline(m.TimeCase(task_id, 0, (1,), 2, 3, {}, baseline=baseline))
+    assert timed == [rand.timed_reference, ("compiled", rand.timed_reference),
+                     relu.reference, ("compiled", relu.reference)]
+    assert rand.baseline is rand.timed_reference and relu.baseline is relu.reference
+
+
 def test_host_reads_are_limited_per_call_not_summed_over_a_perf_case():
     """A perf case merges every call's observation; a few reads per call over 64 eager calls is no host loop
     (on an H200 fused_svd_reconstruct was rejected for 2538 reads summed over its calls)."""

@@ -148,10 +148,18 @@ def check_perf_cases(task: Task) -> list[str]:
                 cost = task.cost(call, out)
                 if cost.bytes <= 0 or cost.flops < 0:
                     problems.append(f"perf/{name}: cost model gives flops={cost.flops} bytes={cost.bytes}")
+                timed = layouts(call.invoke(task.timed_reference)) if task.timed_reference else layouts(out)
+                if timed != layouts(out):
+                    problems.append(f"perf/{name}: timed_reference's outputs {timed} are not the reference's "
+                                    f"{layouts(out)}")
     except Exception as exc:
         problems.append(f"perf cases fail to build at full size: {type(exc).__name__}: {exc}")
         return problems
     return problems + check_smallest_perf_case(task)
+
+
+def layouts(value: Any) -> list[tuple[tuple[int, ...], torch.dtype]]:
+    return [(tuple(t.shape), t.dtype) for t in iter_tensors(value)]
 
 
 def check_smallest_perf_case(task: Task) -> list[str]:

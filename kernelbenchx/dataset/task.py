@@ -141,10 +141,23 @@ class Task:
     # or a one-line reason when it is not. Default: contract.compare (elementwise rules).
     check: Callable[[Call, Any, Any, Contract], "str | None"] | None = None
     notes: dict[str, str] = field(default_factory=dict)
+    # What the perf stage times as PyTorch's baseline when the reference's own call holds host work that is no part
+    # of the operation's cost (a generator seeded from a device tensor's value reads it back): the same work on the
+    # same inputs, graph-capturable. Only with a custom `check`: the perf outputs are then judged on the trusted
+    # side against the seeded reference, never against the baseline's.
+    timed_reference: Callable[..., Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.contract.tolerance.scale == "bound") != (self.error_bound is not None):
             raise ValueError(f"{self.id}: Tolerance(scale='bound') needs Task.error_bound, and only it")
+        if self.timed_reference is not None and self.check is None:
+            raise ValueError(f"{self.id}: Task.timed_reference needs a custom check (elementwise re-checks compare "
+                             "the candidate's timed outputs with the baseline's)")
+
+    @property
+    def baseline(self) -> Callable[..., Any]:
+        """What the perf stage times as the eager baseline."""
+        return self.timed_reference or self.reference
 
     @property
     def faithful(self) -> bool:

@@ -140,10 +140,10 @@ def precision(tf32: bool) -> Iterator[None]:
 
 def baseline(req: m.TimeCase) -> Any:
     task = get_task(req.task_id)
-    fn = task.reference
+    fn = task.baseline
     if req.baseline == "compile":
         torch._dynamo.reset()
-        fn = torch.compile(task.reference)
+        fn = torch.compile(task.baseline)
     elif req.baseline == "solution":
         fn = solution(task)
     try:
