@@ -89,7 +89,8 @@ def eval_(
     compile_threads: Annotated[int, typer.Option(help="compile threads per candidate's correctness warm-up")] = 4,
     task_set: Annotated[str, typer.Option(help="summary denominator: paper, all, faithful or submitted")] = "paper",
     order: Annotated[str, typer.Option(help="which candidates start first: expected (the longest expected work "
-                                            "first) or submission (as given)")] = "expected",
+                                            "first), mixed (the same, the first wave alternating heavy and light) "
+                                            "or submission (as given)")] = "expected",
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,

@@ -55,3 +55,20 @@ def test_the_shipped_table_names_only_known_tasks_with_positive_seconds():
     assert seconds and set(seconds) <= set(all_tasks())
     assert all(s > 0 for s in seconds.values())
     assert data["sources"] and all(source["correct_records"] > 0 for source in data["sources"])
+
+
+def test_a_mixed_first_wave_alternates_the_heaviest_and_the_lightest(monkeypatch):
+    """"mixed": the first `wave` starts take the heaviest and the lightest in turn (so quick candidates reach the
+    timing lane while heavy ones compile), the rest follow heaviest first; input problems stay in front, and a
+    set no larger than the wave keeps the longest-first order."""
+    seconds = {f"T/{k}": float(k) for k in range(1, 11)}
+    monkeypatch.setattr(schedule, "expected_seconds", lambda: seconds)
+    items = [candidate(task) for task in seconds]
+    problem = InputProblem("s.jsonl:99", Reason.BAD_FIELD, "no code", "T/none")
+    order = in_start_order(items + [problem], "mixed", wave=5)
+    assert [i.task_id for i in order] == ["T/none", "T/10", "T/1", "T/9", "T/2", "T/8", "T/7", "T/6", "T/5", "T/4",
+                                          "T/3"]
+    assert sorted(order[1:], key=lambda c: c.task_id) == sorted(items, key=lambda c: c.task_id)  # none lost
+    assert in_start_order(items, "mixed", wave=10) == in_start_order(items, "expected")
+    assert in_start_order(items, "mixed", wave=1) == in_start_order(items, "expected")
+    RunConfig(device="cpu", order="mixed").check()

@@ -63,7 +63,7 @@ class RunConfig:
     quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
     # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
-    order: str = "expected"  # which candidates start first: expected (longest first) | submission (parent/schedule.py)
+    order: str = "expected"  # which start first: expected (longest first) | mixed | submission (parent/schedule.py)
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself

@@ -72,7 +72,7 @@ def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: 
               already: int, drain: threading.Event | None = None) -> int:
     """Evaluate the items not done yet: here, or on a Ray cluster. After `drain`, no new candidate starts
     here and the running ones finish (Ray runs ignore it)."""
-    todo = in_start_order(todo, config.order)  # the longest expected first (parent/schedule.py)
+    todo = in_start_order(todo, config.order, config.resolved_workers())  # parent/schedule.py
     if config.ray:
         from kernelbenchx.evaluator.parent.distributed import run_all_ray
 
