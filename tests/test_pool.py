@@ -23,6 +23,64 @@ def test_refill_drops_a_child_whose_start_fails():
     assert not pool.idle[None]
 
 
+class QuietChild:
+    def __init__(self, key):
+        self.key, self.closed = key, False
+
+    def start(self):
+        pass
+
+    def restart_clock(self, wall_s):
+        pass
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_pool_with_a_budget_never_holds_more_processes_than_candidates_left():
+    """A run of 5 candidates on 2 GPUs with room for 8 per GPU starts 5 processes, spread over the GPUs; a take
+    starts no replacement while every candidate left has one, except for a GPU left with none (the next candidate
+    may go there); without a budget the pool fills and refills."""
+    import time
+
+    made = []
+
+    def make(key):
+        made.append(QuietChild(key))
+        return made[-1]
+
+    def settle():
+        time.sleep(0.2)  # the refill threads have decided
+
+    pool = ProcessPool(make, depth=8, budget=5)
+    pool.warm([0, 1])
+    assert [c.key for c in made] == [0, 1, 0, 1, 0]
+    for key in (0, 1, 0):
+        with pool.take(key, 60.0) as child:
+            assert child.key == key
+        settle()
+        assert len(made) == 5
+    with pool.take(1, 60.0):  # GPU 1's last, one take to come: GPU 1 gets a spare
+        pass
+    settle()
+    assert len(made) == 6 and made[-1].key == 1
+    with pool.take(0, 60.0):
+        pass
+    settle()
+    assert len(made) == 6 and pool.unclaimed == 0 and sum(c.closed for c in made) == 5
+    with pool.take(1, 60.0) as extra:  # a take beyond the budget still gets a process
+        assert extra is made[-1]
+    pool.close()
+    made.clear()
+    unbounded = ProcessPool(make, depth=2)
+    unbounded.warm([None])
+    with unbounded.take(None, 60.0):
+        pass
+    time.sleep(0.2)
+    assert len(made) == 3 and len(unbounded.idle[None]) == 2
+    unbounded.close()
+
+
 def test_waiting_for_the_gpu_guard_is_given_back_to_the_candidates_clock():
     from kernelbenchx.evaluator.process import Child
 

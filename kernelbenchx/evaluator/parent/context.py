@@ -261,7 +261,9 @@ class GpuSpread:
 class Run:
     """The state candidates share: the seed, the isolation plan, trusted servers, GPU guards and lanes."""
 
-    def __init__(self, config: RunConfig, seed: int, run_id: str, seed_fixed: bool) -> None:
+    def __init__(self, config: RunConfig, seed: int, run_id: str, seed_fixed: bool,
+                 candidates: int | None = None) -> None:
+        """`candidates`: how many candidates this run will start, when known (the process pool holds no more)."""
         self.config, self.seed, self.run_id, self.seed_fixed = config, seed, run_id, seed_fixed
         self.device = config.resolved_device()
         self.on_cpu = not self.device.startswith("cuda")
@@ -300,7 +302,8 @@ class Run:
         shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_ON") == "1"
         self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
             if shared_modules else None
-        self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)))
+        self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)),
+                                budget=candidates)
         self.pool.warm(keys)
 
     # -- what candidates use ------------------------------------------------------------------------------

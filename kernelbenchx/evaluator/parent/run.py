@@ -78,7 +78,8 @@ def run_items(todo: list, config: RunConfig, rundir: RunDir, writer: Any, stop: 
 
         return run_all_ray(todo, config, rundir.info, writer, stop, config.progress, already)
     process.reset()
-    run = Run(config, rundir.seed, rundir.run_id, bool(rundir.info.get("seed_fixed")))
+    run = Run(config, rundir.seed, rundir.run_id, bool(rundir.info.get("seed_fixed")),
+              candidates=sum(isinstance(item, Candidate) for item in todo))
     try:
         return run_all(todo, run, writer, config, stop, already, drain)
     finally:
@@ -177,7 +178,7 @@ def evaluate(task_id: str, code: str, *, device: str | None = None, seed: int | 
 
     config = RunConfig(device=device, seed=seed, timeout_s=timeout_s, perf=perf, workers=1)
     config.check()
-    run = Run(config, seed if seed is not None else secrets.randbits(62), "api", seed is not None)
+    run = Run(config, seed if seed is not None else secrets.randbits(62), "api", seed is not None, candidates=1)
     try:
         item = parse_line(json.dumps({"task_id": task_id, "code": code, "sample_id": 0}).encode(), "api:1")
         return evaluate_candidate(item, run)
