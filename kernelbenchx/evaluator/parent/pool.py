@@ -71,7 +71,7 @@ class ProcessPool:
     @contextmanager
     def take(self, key: int | None, wall_s: float) -> Iterator[Child]:
         """A started process for `key` (a fresh one when none is idle), with a full wall-clock allowance;
-        closed when the block ends. A replacement starts at once."""
+        closed when the block ends. A replacement starts at once, if the budget (wanted()) still wants one."""
         with self.lock:
             child = self.idle[key].popleft() if self.idle[key] else None
             if self.unclaimed is not None:
