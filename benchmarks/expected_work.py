@@ -13,6 +13,8 @@ import statistics
 import sys
 from pathlib import Path
 
+from kernelbenchx.evaluator.parent.rundir import read_results
+
 from kernelbenchx.evaluator.parent.schedule import TABLE
 
 
@@ -25,7 +27,7 @@ def table(run_dirs: list[Path]) -> dict:
     seen: dict[str, list[float]] = {}
     sources = []
     for run_dir in run_dirs:
-        records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
+        records = [r.to_json() for r in read_results(run_dir)]
         records = [r for r in records if r.get("verdict") == "correct"]
         for record in records:
             seen.setdefault(record["candidate"]["task_id"], []).append(work_seconds(record))

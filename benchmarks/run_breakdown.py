@@ -18,11 +18,14 @@ from __future__ import annotations
 import json
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
+
+from kernelbenchx.evaluator.parent.rundir import read_results
 
 
 def breakdown(run_dir: Path) -> dict:
-    records = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines() if line.strip()]
+    records = [r.to_json() for r in read_results(run_dir)]
     totals = dict.fromkeys(("device_open", "process_start", "reference_wait", "correct_slot_wait", "correct_warm",
                             "correct_warm_compiles", "case_work", "correctness_compiles", "guard_wait", "warm",
                             "warm_compiles", "perf_build", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
@@ -54,7 +57,9 @@ def breakdown(run_dir: Path) -> dict:
     warm_phases = summed(((r["stages"].get("correct", {}).get("warm") or {}).get("phases") for r in records))
     judge_phases = summed(r["stages"].get("perf", {}).get("judge_phases") for r in records)
     boot_phases = summed(r["stages"].get("compile", {}).get("boot") for r in records)
+    processes = Counter(r["stages"].get("compile", {}).get("process", "unknown") for r in records)
     return {"run": str(run_dir), "records": len(records), "correct": sum(r["verdict"] == "correct" for r in records),
+            "processes": dict(processes),
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
             **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases,

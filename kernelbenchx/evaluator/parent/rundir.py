@@ -11,6 +11,7 @@ from the last intact one.
 from __future__ import annotations
 
 import hashlib
+import gzip
 import json
 import os
 import secrets
@@ -54,8 +55,13 @@ def read_results(path: str | Path) -> list[Result]:
     path = Path(path)
     if path.is_dir():
         path = path / "results.jsonl"
+    if not path.exists() and path.with_name(path.name + ".gz").exists():  # a run kept compressed (benchmarks/runs)
+        with gzip.open(path.with_name(path.name + ".gz"), "rt", encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    else:
+        lines = read_lines(path)
     records: dict[str, Result] = {}
-    for line in read_lines(path):
+    for line in lines:
         result = Result.from_json(json.loads(line))
         records[result.key] = result
     return list(records.values())
