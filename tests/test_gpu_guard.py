@@ -257,7 +257,7 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     guard, seen = GpuGuard(), []
 
     class Child:
-        spawned_at = 0.0
+        spawned_at, forked = 0.0, False
 
         def extend_clock(self, seconds: float) -> None:
             pass
@@ -630,7 +630,7 @@ def test_a_malformed_load_reply_is_a_protocol_breach():
     from kernelbenchx.evaluator.parent.submission import Candidate
 
     class Replies:
-        spawned_at = 0.0
+        spawned_at, forked = 0.0, False
 
         def __init__(self, loaded):
             self.replies = [m.DeviceOpened(), loaded, m.Symbols(())]

@@ -1,8 +1,9 @@
 """Which OS isolation layers this host offers for candidate processes, and how the parent applies its part.
 
 Layers, from the outside in (the child applies Landlock and seccomp itself, child/confine.py):
-- ``namespaces``: new user, PID, network and mount namespaces (util-linux `unshare`, /proc remounted), so the
-  candidate sees no other process and has no network interface but a loopback that is down;
+- ``namespaces``: new user, PID, network and mount namespaces (util-linux `unshare`, /proc remounted; a process
+  forked from the zygote does the same itself, child/boot.py), so the candidate sees no other process and has no
+  network interface but a loopback that is down;
 - ``uid``: when kbx runs as root, the candidate runs as nobody (65534) (not applicable otherwise);
 - ``landlock``: read-only access to the Python environment and system libraries, read-write only to its
   private temporary directory; the run directory, the submission and other processes' /proc are unreachable;

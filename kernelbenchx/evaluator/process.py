@@ -7,7 +7,9 @@ child's stdout and stderr go to size-limited files in its private temporary dire
 
 The child starts in its own session (start_new_session), as nobody when kbx runs as root, inside new
 namespaces where the host allows them (isolation.Plan); it sets its own rlimits as its first act (from
-KBX_LIMITS, before importing anything heavy: child/__main__.py), so nothing runs between fork and exec. Replies
+KBX_LIMITS, before importing anything heavy: child/__main__.py), so nothing runs between fork and exec. With a fork
+server (forkserver.py) the process is forked from a zygote instead and takes on the same shape itself before it
+serves (child/zygote.py); when the zygote cannot serve, the process is exec'd as above. Replies
 are awaited with `selectors` against a deadline; on a timeout or protocol error the whole process group is killed.
 A child may also get a shared region for large tensors (bulk.py), passed like the reply pipe.
 """
@@ -27,10 +29,13 @@ import time
 import weakref
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kernelbenchx.evaluator import bulk, messages
 from kernelbenchx.evaluator.isolation import Plan
+
+if TYPE_CHECKING:
+    from kernelbenchx.evaluator.forkserver import ForkedProcess, ForkServer
 
 
 @dataclass(frozen=True)
@@ -87,15 +92,18 @@ class Child:
     """One child process running ``python -m <module> <fd>``; use as a context manager."""
 
     def __init__(self, module: str, limits: Limits, plan: Plan, env: dict[str, str] | None = None,
-                 candidate: bool = False, bulk_region: tuple[str, int] | None = None) -> None:
+                 candidate: bool = False, bulk_region: tuple[str, int] | None = None,
+                 forks: "ForkServer | None" = None) -> None:
         self.module, self.limits, self.plan, self.extra_env = module, limits, plan, env or {}
+        self.forks = forks  # a zygote to fork the process from (forkserver.py); it is exec'd when that cannot serve
+        self.forked = False
         self.bulk_region = bulk_region  # (direction, bytes) of a shared region for large tensors (bulk.py)
         self.region: bulk.Region | None = None
         self.candidate = candidate  # runs candidate code: stopped while another candidate's host-bound timing runs
         self.stopped_s = 0.0  # seconds the parent kept it stopped (parent/host_quiet.py), given back to its clocks
         self.stopped_since: float | None = None  # when the stop in force began
         self.workdir = Path(tempfile.mkdtemp(prefix="kbx-"))
-        self.proc: subprocess.Popen | None = None
+        self.proc: "subprocess.Popen | ForkedProcess | None" = None
         self.spawned_at = 0.0  # wall clock when the process was started (its boot phases count from it)
         self.channel_fd = -1
         self.deadline = 0.0
@@ -107,6 +115,13 @@ class Child:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
+    def environment(self) -> dict[str, str]:
+        # kbx's own package first, then whatever the parent was given (packages installed by path, not by pip)
+        python_path = ":".join([str(Path(__file__).resolve().parents[2])]
+                               + [p for p in os.environ.get("PYTHONPATH", "").split(":") if p])
+        return scrubbed_env(self.workdir, {"PYTHONPATH": python_path, "KBX_LIMITS": json.dumps(asdict(self.limits)),
+                                           **self.plan.child_env(), **self.extra_env})
+
     def start(self) -> None:
         if STOPPING.is_set():
             raise ChildFailed("crash", "the run is being interrupted")
@@ -115,11 +130,7 @@ class Child:
             os.chown(self.workdir, self.plan.drop_to, self.plan.drop_to)
         self.stdout = open(self.workdir / "stdout.log", "wb")
         self.stderr = open(self.workdir / "stderr.log", "wb")
-        # kbx's own package first, then whatever the parent was given (packages installed by path, not by pip)
-        python_path = ":".join([str(Path(__file__).resolve().parents[2])]
-                               + [p for p in os.environ.get("PYTHONPATH", "").split(":") if p])
-        env = scrubbed_env(self.workdir, {"PYTHONPATH": python_path, "KBX_LIMITS": json.dumps(asdict(self.limits)),
-                                          **self.plan.child_env(), **self.extra_env})
+        env = self.environment()
         passed = (write_fd,)
         if self.bulk_region is not None:
             try:
@@ -128,15 +139,9 @@ class Child:
                 self.region = None
             else:
                 passed += (self.region.fd,)
-                env.update(bulk.child_env(self.region))
-        argv = self.plan.wrap([sys.executable, "-m", self.module, str(write_fd)])
-        drop = self.plan.drop_to
         self.spawned_at = time.time()
         try:
-            self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=self.stdout, stderr=self.stderr, pass_fds=passed,
-                cwd=self.workdir, env=env, start_new_session=True, user=drop, group=drop,
-                extra_groups=[] if drop is not None else None)
+            self.proc = self.fork(env, write_fd) or self.spawn(env, passed)
         except BaseException:
             os.close(read_fd)
             if self.region is not None:
@@ -150,6 +155,24 @@ class Child:
         self.channel_fd = read_fd
         os.set_blocking(read_fd, False)
         self.deadline = time.monotonic() + self.limits.wall_s
+
+    def fork(self, env: dict[str, str], write_fd: int) -> "ForkedProcess | None":
+        if self.forks is None:
+            return None
+        region = (self.region.size, self.region.direction) if self.region is not None else None
+        fds = [self.stdout.fileno(), self.stderr.fileno(), write_fd] + ([self.region.fd] if region else [])
+        proc = self.forks.spawn(env, self.workdir, fds, region)
+        self.forked = proc is not None
+        return proc
+
+    def spawn(self, env: dict[str, str], passed: tuple[int, ...]) -> subprocess.Popen:
+        if self.region is not None:
+            env = {**env, **bulk.child_env(self.region)}
+        drop = self.plan.drop_to
+        return subprocess.Popen(
+            self.plan.wrap([sys.executable, "-m", self.module, str(passed[0])]), stdin=subprocess.PIPE,
+            stdout=self.stdout, stderr=self.stderr, pass_fds=passed, cwd=self.workdir, env=env,
+            start_new_session=True, user=drop, group=drop, extra_groups=[] if drop is not None else None)
 
     def restart_clock(self, wall_s: float) -> None:
         """A fresh wall-clock allowance for the next phase (queueing for a GPU's timing lane is not the
@@ -279,13 +302,15 @@ class Child:
         return data[-limit:].decode("utf-8", "replace")
 
     def kill(self) -> None:
-        """Kill the child's whole process group (its own session), grandchildren included."""
+        """Kill the child's whole process group (its own session), grandchildren included, and the child itself (a
+        forked one makes its session a moment after the fork: forkserver.py)."""
         if self.proc is None:
             return
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:

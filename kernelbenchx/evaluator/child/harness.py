@@ -3,7 +3,8 @@
 It holds no reference implementation, no seed and no expected output. For each call it reports the raw
 outputs and what it observed (child/observe.py): launches, every PyTorch operator, threads, whether the
 observation layer stayed in place, input changes, aliasing, writes after return. The parent judges.
-Started by process.Child as ``python -m kernelbenchx.evaluator.child FD`` (child/__main__.py sets the limits).
+Started by process.Child as ``python -m kernelbenchx.evaluator.child FD`` (child/__main__.py sets the limits), or
+forked from a zygote that imported it already (child/zygote.py).
 """
 
 from __future__ import annotations
@@ -453,10 +454,12 @@ def boot_phases(boot: dict[str, float]) -> dict[str, float]:
             "prepare_s": round(boot["ready"] - boot["imported"], 4), "waited_s": round(now - boot["ready"], 4)}
 
 
-def main(started: float | None = None) -> None:
+def main(started: float | None = None, prepared: bool = False) -> None:
+    """Serve the parent's requests until it closes the channel. `prepared`: forked from a zygote (child/zygote.py)
+    that imported everything and ran warm.prepare() already."""
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log, for the operator
     boot = {"started": started or time.time(), "imported": time.time()}
-    if os.environ.get("TRITON_INTERPRET") != "1":  # a GPU process: it will warm up (on the CPU path it never does)
+    if not prepared and os.environ.get("TRITON_INTERPRET") != "1":  # a GPU process will warm up (never on the CPU)
         try:
             warm.prepare()
         except Exception as exc:  # only a head start: the warm-up pays it instead

@@ -24,6 +24,7 @@ from kernelbenchx.evaluator.isolation import LAYERS
 from kernelbenchx.evaluator.parent import judge, reported, static, warm_up, watch
 from kernelbenchx.evaluator.parent.gpu_guard import Lease, TimingLease
 from kernelbenchx.evaluator.parent.submission import Candidate, InputProblem
+from kernelbenchx.evaluator.forkserver import ForkServer
 from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 from kernelbenchx.evaluator.result import Result
@@ -128,7 +129,20 @@ def new_process(run: Any, gpu: int | None) -> Child:
     # held perf outputs (gigabytes) come back through shared memory; a CPU process's region counts against its
     # address-space limit, and its outputs are small
     region = (bulk.REPLIES, (1 << 30) if run.on_cpu else bulk.REGION_BYTES)
-    return Child(HARNESS, limits, run.plan, env=env, candidate=True, bulk_region=region)
+    return Child(HARNESS, limits, run.plan, env=env, candidate=True, bulk_region=region,
+                 forks=getattr(run, "forks", {}).get(gpu))
+
+
+def start_fork_servers(run: Any, keys: list[int | None]) -> dict[int | None, ForkServer]:
+    """A zygote per GPU (or the CPU), each started for the environment its candidate processes get; they import
+    while the run starts its servers, and the pool's first forks wait for them."""
+    servers = {}
+    for key in keys:
+        template = new_process(run, key)
+        servers[key] = ForkServer(template.environment(), run.plan)
+        template.close()  # never started: only its directory to remove
+        servers[key].start()
+    return servers
 
 
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,
@@ -142,6 +156,7 @@ def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog
         raise Rejected(Reason.PROTOCOL, f"unexpected reply to open_device: {type(opened).__name__}")
     log.compile["device_open_s"] = round(time.perf_counter() - clock, 3)
     log.compile["boot"] = boot_phases(opened, child.spawned_at)
+    log.compile["process"] = "forked" if child.forked else "exec"
     with Lease(shared) as gpu:
         child.extend_clock(gpu.waited)
         clock = time.perf_counter()

@@ -24,7 +24,7 @@ from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
 from kernelbenchx.evaluator.measure.environment import interpreter_problem
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
-from kernelbenchx.evaluator.parent.candidate import new_process
+from kernelbenchx.evaluator.parent.candidate import new_process, start_fork_servers
 from kernelbenchx.evaluator.parent.host_quiet import HostQuiet
 from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOutputs, ServerPool, TrustedServer,
@@ -64,6 +64,7 @@ class RunConfig:
     # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
     order: str = "expected"  # which start first: expected (longest first) | mixed | submission (parent/schedule.py)
+    fork_server: bool = True  # candidate processes forked from a zygote per GPU (forkserver.py), not exec'd
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
@@ -302,9 +303,11 @@ class Run:
         shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_ON") == "1"
         self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
             if shared_modules else None
+        self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)),
                                 budget=candidates)
-        self.pool.warm(keys)
+        # in the background: with a fork server the first start waits for the zygote's imports
+        threading.Thread(target=self.pool.warm, args=(keys,), daemon=True, name="kbx-pool-warm").start()
 
     # -- what candidates use ------------------------------------------------------------------------------
     def expected(self, task_id: str) -> Any:
@@ -388,6 +391,8 @@ class Run:
     def close(self) -> None:
         self.stop_prefetch()
         self.pool.close()
+        for forks in self.forks.values():
+            forks.close()
         if self.triton_modules is not None:
             self.triton_modules.close()
         pin_to(self.affinity)

@@ -1,0 +1,157 @@
+"""Candidate processes forked from the zygote (evaluator/forkserver.py, child/zygote.py): what a forked process
+sees from candidate code is what an exec'd one sees (its own namespaces, descriptors and environment), its end is
+reported the same way, the parent can still kill it, and when the zygote cannot serve the process is exec'd."""
+
+import json
+import os
+import re
+import signal
+import time
+
+import pytest
+
+from kernelbenchx.evaluator import isolation
+from kernelbenchx.evaluator import messages as m
+from kernelbenchx.evaluator.forkserver import ForkServer
+from kernelbenchx.evaluator.parent.candidate import HARNESS
+from kernelbenchx.evaluator.parent.references import device_env
+from kernelbenchx.evaluator.process import Child, ChildFailed, Limits
+
+PLAN = isolation.probe()
+LIMITS = Limits(wall_s=120)
+REGION = ("replies", 1 << 20)
+
+# candidate code that reports what it sees by failing its import with it (LoadFailed carries the message)
+PROBE = """
+import json, os, sys
+fds = {}
+for fd in os.listdir("/proc/self/fd"):
+    try:
+        fds[fd] = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:  # the listing's own descriptor
+        pass
+seen = {"pid": os.getpid(), "interfaces": open("/proc/net/dev").read().count(":"), "fds": fds, "cwd": os.getcwd(),
+        "home": os.environ.get("HOME"), "env": sorted(os.environ), "torch_loaded": "torch" in sys.modules,
+        "threads": len(os.listdir("/proc/self/task"))}
+raise RuntimeError(json.dumps(seen))
+"""
+
+
+@pytest.fixture(scope="module")
+def zygote():
+    template = Child(HARNESS, LIMITS, PLAN, env=device_env("cpu", None), bulk_region=REGION)
+    server = ForkServer(template.environment(), PLAN)
+    template.close()
+    server.start()
+    assert server.ready.wait(120) and server.serving, server.why
+    yield server
+    server.close()
+
+
+def candidate(forks, **kwargs) -> Child:
+    return Child(HARNESS, LIMITS, PLAN, env=device_env("cpu", None), candidate=True, bulk_region=REGION,
+                 forks=forks, **kwargs)
+
+
+def kinds(fds: dict[str, str]) -> list[str]:
+    return sorted(re.sub(r"\[\d+\]|kbx-\w+", "", link) for link in fds.values())
+
+
+def probe(child: Child) -> dict:
+    child.call(m.OpenDevice("cpu"))
+    reply = child.call(m.Load(PROBE, "f", "Activation/relu", "cpu"))
+    assert isinstance(reply, m.LoadFailed), reply
+    return json.loads(reply.message)
+
+
+def test_a_forked_process_sees_what_an_exec_one_sees(zygote):
+    seen = {}
+    for forks in (zygote, None):
+        with candidate(forks) as child:
+            assert child.forked == (forks is not None)
+            seen[child.forked] = probe(child)
+            seen[child.forked]["workdir"] = str(child.workdir)
+    forked, execd = seen[True], seen[False]
+    for view in (forked, execd):
+        assert view["cwd"] == view["home"] == view["workdir"]
+        assert view["threads"] == 1 and view["torch_loaded"]
+        assert len(view["fds"]) == 7, view["fds"]  # request pipe, logs, /dev/null, bulk, Landlock, reply pipe
+    assert forked["env"] == execd["env"]
+    assert kinds(forked["fds"]) == kinds(execd["fds"]), (forked["fds"], execd["fds"])  # nothing of the zygote's
+    if "namespaces" in PLAN.missing:
+        pytest.skip(f"namespaces unavailable here: {PLAN.missing['namespaces']}")
+    for view in (forked, execd):
+        assert view["pid"] == 2  # its own PID namespace (Landlock hides /proc's listing), and not its PID 1
+        assert view["interfaces"] == 1  # the loopback interface, down
+
+
+def test_two_forked_processes_do_not_see_each_other(zygote):
+    if "namespaces" in PLAN.missing:
+        pytest.skip(f"namespaces unavailable here: {PLAN.missing['namespaces']}")
+    with candidate(zygote) as first, candidate(zygote) as second:
+        assert first.forked and second.forked and first.proc.pid != second.proc.pid
+        assert probe(first)["pid"] == probe(second)["pid"] == 2  # one PID namespace each
+
+
+def test_a_forked_process_that_crashes_is_reported_like_an_exec_one(zygote):
+    crash = "import ctypes\nctypes.string_at(0)\n"
+    messages = {}
+    for forks in (zygote, None):
+        with candidate(forks) as child:
+            child.call(m.OpenDevice("cpu"))
+            with pytest.raises(ChildFailed) as failed:
+                child.call(m.Load(crash, "f", "Activation/relu", "cpu"))
+            messages[child.forked] = (failed.value.kind, str(failed.value))
+    assert messages[True] == messages[False]
+    assert messages[True][0] == "crash" and ("139" in messages[True][1] or "SIGSEGV" in messages[True][1])
+
+
+def test_a_forked_process_past_its_time_is_killed_with_its_namespace(zygote):
+    with candidate(zygote) as child:
+        child.call(m.OpenDevice("cpu"))
+        with pytest.raises(ChildFailed) as failed:
+            child.call(m.Load("import time\ntime.sleep(60)\n", "f", "Activation/relu", "cpu"), timeout=2)
+        assert failed.value.kind == "timeout"
+        assert child.proc.poll() is not None  # the zygote reported its end
+        deadline = time.monotonic() + 20
+        with pytest.raises(ProcessLookupError):  # nothing left of its process group, not even a zombie
+            while time.monotonic() < deadline:
+                os.killpg(child.proc.pid, 0)
+                time.sleep(0.05)
+
+
+def test_a_process_whose_environment_differs_is_exec_d(zygote):
+    env = {**device_env("cpu", None), "KBX_CPUS": "0"}
+    with Child(HARNESS, LIMITS, PLAN, env=env, candidate=True, forks=zygote) as child:
+        assert not child.forked
+        assert isinstance(child.call(m.OpenDevice("cpu")), m.DeviceOpened)
+
+
+def test_when_the_zygote_dies_its_processes_die_and_the_next_are_exec_d():
+    template = Child(HARNESS, LIMITS, PLAN, env=device_env("cpu", None), bulk_region=REGION)
+    server = ForkServer(template.environment(), PLAN)
+    template.close()
+    server.start()
+    try:
+        with candidate(server) as orphan:
+            assert orphan.forked
+            orphan.call(m.OpenDevice("cpu"))
+            server.proc.send_signal(signal.SIGKILL)
+            assert orphan.proc.wait(timeout=30) == -signal.SIGKILL
+            deadline = time.monotonic() + 30
+            while not server.why.startswith("the zygote ended") and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not server.serving and "ended" in server.why
+            with candidate(server) as after:
+                assert not after.forked
+                assert isinstance(after.call(m.OpenDevice("cpu")), m.DeviceOpened)
+    finally:
+        server.close()
+
+
+def test_a_zygote_with_a_thread_does_not_serve():
+    server = ForkServer({}, PLAN)
+    server.on_ready({"threads": 2, "namespaces": True})
+    assert not server.serving and "2 threads" in server.why
+    assert server.spawn({}, server.workdir, [], None) is None
+    server.close()
