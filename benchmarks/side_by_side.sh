@@ -5,7 +5,8 @@
 # later stopped. Each run comes back as $OUT/q$k.tgz with its guards' timeline (benchmarks/guard_timeline.py);
 # the log has each run's CPU busy share and GPU utilization. RESUME=--resume continues /tmp/q/run$k. EVERY=2 (FIRST=0)
 # submits every second kept solution only: a sample of every category, for pairs of runs that fit one device call.
-# EXTRA adds options to each `kbx eval` (e.g. EXTRA="--compile-slots 8 --compile-threads 2").
+# EXTRA adds options to each `kbx eval` (e.g. EXTRA="--compile-slots 8 --compile-threads 2"), EXTRA<k> to run k only
+# (an A/B on one host: RUNS="0 1" EXTRA1=--no-fork-server).
 # Runs 18 and 19 of benchmarks/runs/2026-11-27-h200 (docs/performance.md):
 #   (on the device)  OUT=out SEED=886863850761903279 SKIP_SMOKE=1 EVAL_S=465 DRAIN_S=100 WORKERS=20 bash benchmarks/side_by_side.sh
 set -uo pipefail
@@ -32,7 +33,8 @@ for l in open("/tmp/smoke/results.jsonl"):
     r = json.loads(l); s = r["stages"]; p = s.get("perf", {}); c = s.get("correct", {})
     print(r["candidate"]["task_id"], r["verdict"], r["reason"]["message"][:150], "| cwarm", {k: c.get("warm", {}).get(k) for k in ("cases", "warmed", "compiles", "seconds")},
           "| offguard", [c.get(st, {}).get("compiles_off_guard") for st in ("stage1", "stage2")], "| pwarm", (p.get("warm") or {}).get("compiles"),
-          "| perf s", p.get("seconds"), "judge", p.get("judge_s"), "sp", p.get("speedup_geomean"), "ref_wait", c.get("reference_wait_s"))
+          "| perf s", p.get("seconds"), "judge", p.get("judge_s"), "sp", p.get("speedup_geomean"), "ref_wait", c.get("reference_wait_s"),
+          "| process", s.get("compile", {}).get("process"), s.get("compile", {}).get("boot"))
 PY
   cp /tmp/smoke/results.jsonl "$OUT/smoke.jsonl"
   [ "$(grep -c '"verdict": "correct"' /tmp/smoke/results.jsonl)" = 6 ] || { echo "smoke not all correct: stop" | tee -a "$OUT/log.txt"; tail -30 /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
@@ -44,8 +46,8 @@ smi=$!
 for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
   n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
   KBX_GUARD_LOG=/tmp/q/guard$k.jsonl CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
-    --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" ${EXTRA:-} > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
-  pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1))" | tee -a "$OUT/log.txt"; k=$((k+1))
+    --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" ${EXTRA:-} $(v=EXTRA$k; echo ${!v:-}) > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
+  pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1)) $(v=EXTRA$k; echo ${!v:-})" | tee -a "$OUT/log.txt"; k=$((k+1))
 done
 start=$(date +%s)
 ( sleep "${EVAL_S:-450}"; for p in "${pids[@]}"; do kill -USR2 $p 2>/dev/null; done; sleep "${DRAIN_S:-100}"; for p in "${pids[@]}"; do kill -TERM $p 2>/dev/null; done ) >/dev/null 2>&1 &
