@@ -900,3 +900,27 @@ def test_output_layouts_are_the_timed_calls_outputs_on_fake_tensors():
     assert len(perf_case.output_layouts(mutating, 0)) == 1 + len(mutating.contract.mutates)
     data_dependent = replace(task, reference=lambda x: x[: int(x.sum().item() > 0)])
     assert perf_case.output_layouts(data_dependent, 0) == ()
+
+
+def test_a_slow_candidate_with_a_short_first_call_is_timed_by_the_median_of_three_calls(host_clock_gpu):
+    """One warm call of a slow candidate read 12x its usual time once (run 60): when the first call was short, three
+    calls are timed and the median counts; a long first call keeps one timed call (the lane's time); a median under
+    the slow threshold hands the case back to the full protocol (the parent rejects fast one-call timings)."""
+    from kernelbenchx.dataset.task import Call
+    from kernelbenchx.evaluator.measure.perf_case import SLOW_CALLS, time_slow
+
+    def candidate(durations):
+        calls = iter(durations)
+
+        def fn():
+            time.sleep(next(calls))
+            return torch.zeros(1)
+        return fn
+
+    stats, outputs = time_slow(candidate([0.4, 0.06, 0.065]), Call(), 0.06, None, slow_s=0.03)
+    assert stats["count"] == SLOW_CALLS == 3 and stats["method"] == "single_call" and len(outputs) == 1
+    assert 60 <= stats["median_ms"] < 150 and stats["p90_ms"] >= 400
+    stats, _ = time_slow(candidate([0.05]), Call(), 2.0, None, slow_s=0.03)
+    assert stats["count"] == 1 and stats["median_ms"] >= 50
+    assert time_slow(candidate([0.2, 0.01, 0.01]), Call(), 0.2, None, slow_s=0.1) is None
+    assert time_slow(candidate([0.01]), Call(), 0.2, None, slow_s=0.1) is None
