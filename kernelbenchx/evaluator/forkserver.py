@@ -121,7 +121,8 @@ class ForkServer:
         if info.get("threads") != 1:
             self.stop(f"the zygote has {info.get('threads')} threads after its imports ({info.get('thread_names')})")
         elif self.plan.namespaces and not info.get("namespaces"):
-            self.stop("a forked process could not enter its own namespaces here")
+            self.stop(f"a forked process could not enter its own namespaces here: {info.get('namespaces_problem')} "
+                      f"({self.log_tail(600)})")
         else:
             self.serving, self.why = True, ""
         self.ready.set()

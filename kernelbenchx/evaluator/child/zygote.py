@@ -84,18 +84,20 @@ def send(sock: socket.socket, message: dict) -> None:
     sock.send(json.dumps(message).encode())
 
 
-def namespaces_work() -> bool:
+def namespaces_work() -> str:
     """Whether a forked process can enter its own namespaces here (a container may refuse what `unshare` allowed
-    the parent's probe, e.g. a masked /proc): a forked process tries and exits."""
+    the parent's probe): a forked process tries and exits; "" when it worked, else what went wrong."""
     pid = os.fork()
     if pid == 0:
         try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
             boot.enter_namespaces()
-            os._exit(0 if os.getpid() == 1 and len(os.listdir("/proc")) < 64 else 3)
+            pids = [p for p in os.listdir("/proc") if p.isdigit()]
+            os._exit(0 if os.getpid() == 1 and len(pids) < 10 else 3)
         except BaseException:
+            traceback.print_exc()  # into the zygote's log
             os._exit(4)
-    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    return {0: "", 3: "its /proc showed other processes"}.get(code, f"it failed (status {code}; the zygote's log)")
 
 
 def become_candidate(request: dict, fds: list[int], zygote: int) -> None:
@@ -205,8 +207,10 @@ def main() -> None:
     global PREPARED
     PREPARED = os.environ.get("TRITON_INTERPRET") != "1" and prepare_without_cuda()
     ready = time.time()
-    ok = namespaces_work() if json.loads(os.environ.get("KBX_ZYGOTE", "{}")).get("namespaces") else False
-    send(sock, {"ready": {"threads": thread_count(), "thread_names": thread_names(), "namespaces": ok,
+    wanted = json.loads(os.environ.get("KBX_ZYGOTE", "{}")).get("namespaces")
+    problem = namespaces_work() if wanted else "not asked for"
+    send(sock, {"ready": {"threads": thread_count(), "thread_names": thread_names(), "namespaces": not problem,
+                          "namespaces_problem": problem,
                           "prepared": PREPARED, "imports_s": round(imported - STARTED, 3),
                           "prepare_s": round(ready - imported, 3)}})
     serve(sock)
