@@ -39,7 +39,7 @@ PY
   cp /tmp/smoke/results.jsonl "$OUT/smoke.jsonl"
   [ "$(grep -c '"verdict": "correct"' /tmp/smoke/results.jsonl)" = 6 ] || { echo "smoke not all correct: stop" | tee -a "$OUT/log.txt"; tail -30 /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
   # REQUIRE_PROCESS=forked: stop unless the smoke's processes were forked (the zygote's problem is in its log)
-  [ -z "${REQUIRE_PROCESS:-}" ] || grep -q "\"process\": \"$REQUIRE_PROCESS\"" /tmp/smoke/results.jsonl || { echo "smoke processes not $REQUIRE_PROCESS: stop" | tee -a "$OUT/log.txt"; grep "kbx:" /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
+  [ -z "${REQUIRE_PROCESS:-}" ] || grep -q "\"process\": \"$REQUIRE_PROCESS\"" /tmp/smoke/results.jsonl || { echo "smoke processes not $REQUIRE_PROCESS: stop" | tee -a "$OUT/log.txt"; grep -A12 "kbx:" /tmp/smoke.out >> "$OUT/log.txt"; exit 1; }
 fi
 mkdir -p /tmp/q; pids=(); k=0
 cat /proc/stat > /tmp/q/stat0  # CPU busy per run's cores, and GPU utilization each second, for the log

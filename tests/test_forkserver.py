@@ -155,3 +155,39 @@ def test_a_zygote_with_a_thread_does_not_serve():
     assert not server.serving and "2 threads" in server.why
     assert server.spawn({}, server.workdir, [], None) is None
     server.close()
+
+
+def test_an_unprivileged_non_dumpable_process_enters_its_namespaces():
+    """The zygote is not dumpable and, when kbx runs as root, runs as nobody: its forks must still map their uid
+    in a new user namespace (a non-dumpable process's /proc/self/uid_map belongs to root; run 62 failed so).
+    child/boot.py needs only the standard library, so a system Python runs it as nobody here."""
+    import shutil
+    import subprocess
+    import tempfile
+    import textwrap
+    from pathlib import Path
+
+    from kernelbenchx.evaluator.child import boot
+
+    python, setpriv = shutil.which("python3", path="/usr/bin:/bin"), shutil.which("setpriv")
+    if os.geteuid() != 0 or not python or not setpriv or "namespaces" in PLAN.missing:
+        pytest.skip("needs root (to become nobody), setpriv, a system python3 and user namespaces")
+    tmp_path = Path(tempfile.mkdtemp(prefix="kbx-nobody-"))  # pytest's own directories are root's alone
+    tmp_path.chmod(0o755)
+    shutil.copy(boot.__file__, tmp_path / "kbxboot.py")
+    (tmp_path / "probe.py").write_text(textwrap.dedent("""
+        import ctypes, os, sys
+        sys.path.insert(0, sys.argv[1])
+        import kbxboot as boot
+        ctypes.CDLL(None).prctl(boot.PR_SET_DUMPABLE, 0, 0, 0, 0)  # as the zygote
+        if os.fork() == 0:
+            boot.enter_namespaces()  # returns in the namespace's PID 1
+            os._exit(0 if os.getpid() == 1 and [p for p in os.listdir("/proc") if p.isdigit()] == ["1"] else 3)
+        print(os.waitstatus_to_exitcode(os.wait()[1]))
+    """))
+    for path in tmp_path.iterdir():
+        path.chmod(0o644)
+    done = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python,
+                           str(tmp_path / "probe.py"), str(tmp_path)], capture_output=True, text=True, timeout=60)
+    shutil.rmtree(tmp_path)
+    assert done.stdout.strip() == "0", done.stderr[-2000:]

@@ -16,7 +16,7 @@ import signal
 # <linux/sched.h> and <sys/mount.h>
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
-PR_SET_PDEATHSIG = 1
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
 
 
 def apply_limits() -> None:
@@ -107,6 +107,9 @@ def enter_namespaces() -> None:
     network, mount and PID namespaces, the current uid and gid mapped to themselves, mounts made private, and a
     fresh /proc. This process stays outside the new PID namespace: it forks the namespace's first process, which
     comes back from this call (and dies with this process); this one waits and ends as that one ends."""
+    # a non-dumpable process's /proc/self files belong to root: an unprivileged one (the zygote runs as nobody when
+    # kbx runs as root) could not write its own uid_map (run 62)
+    libc_call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)
     uid, gid = os.getuid(), os.getgid()
     libc_call("unshare", CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS)
     for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
