@@ -191,6 +191,7 @@ class ForkServer:
 
     def close(self) -> None:
         """End the zygote (it exits when its socket closes; the processes it forked die with it)."""
+        self.serving, self.why = False, "closed"  # the socket's end is not news then
         if self.sock is not None:
             try:
                 self.sock.shutdown(socket.SHUT_RDWR)
