@@ -10,6 +10,7 @@ timing waiting (nothing was ready to be timed); when the first timing came, and 
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
 from collections import Counter, defaultdict
@@ -78,7 +79,8 @@ def state(lane: int, waiting: int, held: dict[int, list]) -> tuple[str, list | N
 
 def main(path: str) -> None:
     by_gpu: dict[int, list] = defaultdict(list)
-    for line in Path(path).read_text().splitlines():
+    text = gzip.decompress(Path(path).read_bytes()).decode() if path.endswith(".gz") else Path(path).read_text()
+    for line in text.splitlines():  # a kept run's timeline may be gzipped
         gpu, side, doing, *rest = json.loads(line)
         task = rest.pop(0) if rest and isinstance(rest[0], str) else ""  # runs 21-22 logged no task
         by_gpu[gpu].append([side, doing, task, *rest])

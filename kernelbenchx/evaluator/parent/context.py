@@ -282,6 +282,15 @@ class Run:
         self.guards = [gpu_guard.GpuGuard(timeline=bool(self.guard_log)) for _ in range(gpus)]
         self.quiet = HostQuiet(config.quiet_host)
         watch.GUARDS[:] = self.guards
+        keys: list[int | None] = list(range(gpus)) or [None]
+        # before the pool: its processes read the folder. Opt-in (KBX_TRITON_MODULES_ON=1): run 41 measured no gain
+        # (correctness warm-up child_s 1237 s with it, 1121 s without, same H200 host, half set)
+        shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_ON") == "1"
+        self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
+            if shared_modules else None
+        # first, so that the zygotes import while the trusted servers start: in run 63 they started after the
+        # servers were up, and the first wave's forks waited 8.6 s (median) for their imports
+        self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
                       for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device, self.shared)
@@ -297,13 +306,6 @@ class Run:
         detected = roofline.target_for(torch.cuda.get_device_name(0) if gpus else None)
         self.target = os.environ.get("KBX_TARGET") or detected
         self.peaks = roofline.PEAKS.get(detected or "")
-        keys: list[int | None] = list(range(gpus)) or [None]
-        # before the pool: its processes read the folder. Opt-in (KBX_TRITON_MODULES_ON=1): run 41 measured no gain
-        # (correctness warm-up child_s 1237 s with it, 1121 s without, same H200 host, half set)
-        shared_modules = gpus and config.warm_up and os.environ.get("KBX_TRITON_MODULES_ON") == "1"
-        self.triton_modules = TritonModules(Path(tempfile.mkdtemp(prefix="kbx-triton-modules-"))) \
-            if shared_modules else None
-        self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         self.pool = ProcessPool(lambda gpu: new_process(self, gpu), depth=-(-config.resolved_workers() // len(keys)),
                                 budget=candidates)
         # in the background: with a fork server the first start waits for the zygote's imports
