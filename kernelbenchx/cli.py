@@ -91,6 +91,8 @@ def eval_(
     order: Annotated[str, typer.Option(help="which candidates start first: expected (the longest expected work "
                                             "first), mixed (the same, the first wave alternating heavy and light) "
                                             "or submission (as given)")] = "expected",
+    quiet_host: Annotated[bool, typer.Option(help="stop the other candidate processes while a timing measures "
+                                                  "host time (eager timings of work that synchronizes)")] = False,
     fork_server: Annotated[bool, typer.Option(help="fork candidate processes from a zygote that imported torch "
                                                    "and triton once (off: each process starts from scratch)")] = True,
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
@@ -107,8 +109,8 @@ def eval_(
     config = RunConfig(out_dir=out, device=device, seed=seed, resume=resume, overwrite=overwrite, workers=workers,
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
                        warm_up=warm_up, compile_slots=compile_slots, compile_threads=compile_threads,
-                       task_set=task_set, order=order, fork_server=fork_server, require_isolation=require_isolation,
-                       ray=ray)
+                       task_set=task_set, order=order, quiet_host=quiet_host, fork_server=fork_server,
+                       require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

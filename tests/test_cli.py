@@ -155,3 +155,18 @@ def test_singular_and_plural_and_the_cpu_timing_line():
     table = format_table(summarize([], "submitted", submitted=[]))
     assert "0 candidates" in table
     assert format_table({**summarize([], "submitted"), "candidates": 1}).count("1 candidate ") == 1
+
+
+def test_fork_server_option_decides_how_candidate_processes_start(tmp_path):
+    """`kbx eval` forks candidate processes from a zygote by default and execs them with --no-fork-server; the
+    record says which, and the verdict does not depend on it."""
+    code = (ROOT / "kernelbenchx" / "solutions" / "Activation" / "relu.py").read_text()
+    sub = tmp_path / "s.jsonl"
+    sub.write_text(json.dumps({"task_id": "Activation/relu", "code": code}) + "\n")
+    seen = {}
+    for flag, out in (("--fork-server", tmp_path / "forked"), ("--no-fork-server", tmp_path / "exec")):
+        result = kbx("eval", sub, "--out", out, "--device", "cpu", "--no-perf", "--workers", "1", flag)
+        assert result.exit_code == 0, result.output
+        record = json.loads((out / "results.jsonl").read_text().splitlines()[0])
+        seen[flag] = (record["verdict"], record["stages"]["compile"]["process"])
+    assert seen == {"--fork-server": ("correct", "forked"), "--no-fork-server": ("correct", "exec")}
