@@ -191,3 +191,28 @@ def test_an_unprivileged_non_dumpable_process_enters_its_namespaces():
                            str(tmp_path / "probe.py"), str(tmp_path)], capture_output=True, text=True, timeout=60)
     shutil.rmtree(tmp_path)
     assert done.stdout.strip() == "0", done.stderr[-2000:]
+
+
+def test_a_fork_the_host_refuses_is_a_refusal_not_the_zygotes_end(monkeypatch):
+    """A candidate may use up the user's process limit; the zygote then answers the request with a refusal (the
+    parent execs that process, or fails it) and keeps serving, and the descriptors it was sent are closed."""
+    import socket
+
+    from kernelbenchx.evaluator.child import zygote as z
+
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(z.os, "fork", no_fork)
+    monkeypatch.setattr(z, "thread_count", lambda: 1)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    fds = [fd for _ in range(2) for fd in os.pipe()]
+    forked = set()
+    z.fork_candidate(theirs, {"env": {}, "cwd": "/", "namespaces": False, "bulk": None}, fds, forked)
+    assert json.loads(ours.recv(4096)) == {"refused": "fork failed: [Errno 11] Resource temporarily unavailable"}
+    assert forked == set()
+    for fd in fds:
+        with pytest.raises(OSError):
+            os.fstat(fd)
+    ours.close()
+    theirs.close()

@@ -142,7 +142,11 @@ def fork_candidate(sock: socket.socket, request: dict, fds: list[int], forked: s
         send(sock, {"refused": f"the zygote has {thread_count()} threads: forking now could copy a held lock"})
     else:
         zygote = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError as exc:  # e.g. the user's process limit, reached by some candidate's processes
+            send(sock, {"refused": f"fork failed: {exc}"})
+            pid = None
         if pid == 0:
             try:
                 become_candidate(request, fds, zygote)
@@ -150,8 +154,9 @@ def fork_candidate(sock: socket.socket, request: dict, fds: list[int], forked: s
                 traceback.print_exc()
             finally:
                 os._exit(70)
-        forked.add(pid)
-        send(sock, {"forked": pid})
+        if pid is not None:
+            forked.add(pid)
+            send(sock, {"forked": pid})
     for fd in fds:
         os.close(fd)
 
