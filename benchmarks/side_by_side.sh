@@ -47,7 +47,7 @@ nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 
 smi=$!
 for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
   n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
-  KBX_GUARD_LOG=/tmp/q/guard$k.jsonl CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
+  KBX_GUARD_LOG=/tmp/q/guard$k.jsonl KBX_USAGE_LOG=/tmp/q/usage$k.json CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
     --perf-timeout "${PERF_TIMEOUT:-60}" --workers $(( ${WORKERS:-15} * n )) --seed "${SEED}" ${EXTRA:-} $(v=EXTRA$k; echo ${!v:-}) > /tmp/q/eval$k.txt 2> /tmp/q/eval$k.err &
   pids+=($!); echo "run$k: GPUs $set, cores $((16*first))-$((16*(first+n)-1)) $(v=EXTRA$k; echo ${!v:-})" | tee -a "$OUT/log.txt"; k=$((k+1))
 done
@@ -58,7 +58,7 @@ for g in "${!pids[@]}"; do wait ${pids[$g]}; echo "run$g exit $? after $(( $(dat
 pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; kill $smi 2>/dev/null
 cat /proc/stat > /tmp/q/stat1
 RUNS="${RUNS:-0 1 2,3}" python3 - <<'PY' | tee -a "$OUT/log.txt"
-import os
+import json, os
 def busy(path):
     rows = {}
     for line in open(path):
@@ -76,6 +76,8 @@ for k, gpus in enumerate(os.environ["RUNS"].split()):
     cores = range(16 * ids[0], 16 * (ids[-1] + 1))
     used = sum(b[c][0] - a[c][0] for c in cores) / max(1, sum(b[c][1] - a[c][1] for c in cores))
     gpu = [round(sum(util.get(g, [0])) / max(1, len(util.get(g, []))), 1) for g in ids]
-    print(f"run{k}: CPU busy {used:.0%} of cores {cores.start}-{cores.stop - 1}; GPU utilization (mean %) {gpu}")
+    spent = json.load(open(f"/tmp/q/usage{k}.json")) if os.path.exists(f"/tmp/q/usage{k}.json") else {}
+    print(f"run{k}: CPU busy {used:.0%} of cores {cores.start}-{cores.stop - 1}; GPU utilization (mean %) {gpu}; "
+          f"CPU-s of the parent {spent.get('parent_cpu_s')}, of its children {spent.get('children_cpu_s')}")
 PY
-for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g $(cd /tmp/q && ls guard$g.jsonl 2>/dev/null); done
+for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g $(cd /tmp/q && ls guard$g.jsonl usage$g.json 2>/dev/null); done

@@ -165,8 +165,13 @@ def test_fork_server_option_decides_how_candidate_processes_start(tmp_path):
     sub.write_text(json.dumps({"task_id": "Activation/relu", "code": code}) + "\n")
     seen = {}
     for flag, out in (("--fork-server", tmp_path / "forked"), ("--no-fork-server", tmp_path / "exec")):
-        result = kbx("eval", sub, "--out", out, "--device", "cpu", "--no-perf", "--workers", "1", flag)
+        usage = tmp_path / f"usage{flag}.json"
+        result = runner.invoke(app, [str(a) for a in ("eval", sub, "--out", out, "--device", "cpu", "--no-perf",
+                                                      "--workers", "1", flag)],
+                               env={"COLUMNS": "200", "KBX_USAGE_LOG": str(usage)})
         assert result.exit_code == 0, result.output
         record = json.loads((out / "results.jsonl").read_text().splitlines()[0])
         seen[flag] = (record["verdict"], record["stages"]["compile"]["process"])
+        spent = json.loads(usage.read_text())  # a benchmark's account of the run's CPU, written when it closed
+        assert set(spent) == {"wall_s", "parent_cpu_s", "children_cpu_s"} and spent["children_cpu_s"] >= 1.0
     assert seen == {"--fork-server": ("correct", "forked"), "--no-fork-server": ("correct", "exec")}

@@ -4,7 +4,9 @@ plan, the trusted servers, GPU guards and lanes, reserved cores, the pool of sta
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import resource
 import tempfile
 import threading
 import time
@@ -144,6 +146,18 @@ class CpuPlan:
         return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
 
 
+def write_usage(path: Path, wall_s: float) -> None:
+    """The run's CPU seconds, split into the parent's own (one process: its threads share one interpreter) and its
+    children's (every process it waited for, and theirs: servers, zygotes with their forks, exec'd candidates,
+    Triton's compilers), after they all ended."""
+    def cpu(who: int) -> float:
+        usage = resource.getrusage(who)
+        return round(usage.ru_utime + usage.ru_stime, 1)
+
+    path.write_text(json.dumps({"wall_s": round(wall_s, 1), "parent_cpu_s": cpu(resource.RUSAGE_SELF),
+                                "children_cpu_s": cpu(resource.RUSAGE_CHILDREN)}) + "\n")
+
+
 def usable_cores() -> int:
     """The cores this process may run on: its affinity, not the host's count (a run under `taskset` on a
     two-GPU host sized its workers and compile slots for all 32 cores while it had 16)."""
@@ -266,6 +280,7 @@ class Run:
                  candidates: int | None = None) -> None:
         """`candidates`: how many candidates this run will start, when known (the process pool holds no more)."""
         self.config, self.seed, self.run_id, self.seed_fixed = config, seed, run_id, seed_fixed
+        self.started = time.monotonic()
         self.device = config.resolved_device()
         self.on_cpu = not self.device.startswith("cuda")
         self.plan = isolation.probe(config.isolation)
@@ -402,3 +417,5 @@ class Run:
             gpu_guard.write_timeline(self.guards, Path(self.guard_log))
         for server in self.outputs.servers + self.lanes + [j for js in self.judges for j in js]:
             server.close()
+        if os.environ.get("KBX_USAGE_LOG"):  # a benchmark's: where the run's CPU went
+            write_usage(Path(os.environ["KBX_USAGE_LOG"]), time.monotonic() - self.started)
