@@ -216,3 +216,16 @@ def test_a_fork_the_host_refuses_is_a_refusal_not_the_zygotes_end(monkeypatch):
             os.fstat(fd)
     ours.close()
     theirs.close()
+
+
+def test_a_zygote_that_never_gets_ready_is_given_up_once(monkeypatch):
+    """Processes wait for the zygote's imports once, up to READY_S; after that every start is exec'd at once."""
+    from kernelbenchx.evaluator import forkserver
+
+    monkeypatch.setattr(forkserver, "READY_S", 0.2)
+    server = ForkServer({}, PLAN)  # never started: never ready
+    started = time.monotonic()
+    assert server.spawn({}, server.workdir, [], None) is None
+    assert server.spawn({}, server.workdir, [], None) is None
+    assert time.monotonic() - started < 0.35 and "not ready after" in server.why
+    server.close()

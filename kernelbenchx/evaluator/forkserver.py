@@ -140,7 +140,9 @@ class ForkServer:
         """A process forked for `env` in `cwd` with `fds` (request pipe's read end, stdout, stderr, reply pipe's
         write end, and the bulk region's when `bulk` gives its size and direction), or None when this zygote
         cannot serve it (the caller starts the process itself)."""
-        if not self.ready.wait(READY_S) or not self.serving or shared_part(env) != self.base:
+        if not self.ready.wait(READY_S):
+            self.stop(f"the zygote was not ready after {READY_S:.0f} s")  # no later start waits for it again
+        if not self.serving or shared_part(env) != self.base:
             return None
         stdin_r, stdin_w = os.pipe()
         request = {"fork": {"env": env, "cwd": str(cwd), "namespaces": self.plan.namespaces,
