@@ -29,7 +29,7 @@ from kernelbenchx.evaluator.child import boot  # noqa: E402
 
 FDS = ("stdin", "stdout", "stderr", "reply")  # the descriptors every fork request carries, in this order (+ bulk)
 MAX_MESSAGE = 1 << 20
-PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE = 36, 4
+PR_SET_CHILD_SUBREAPER = 36
 PREPARED = False  # whether warm.prepare() ran here (the forks skip it then)
 
 
@@ -106,7 +106,7 @@ def become_candidate(request: dict, fds: list[int], zygote: int) -> None:
     boot.libc_call("prctl", boot.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != zygote:
         os._exit(1)
-    boot.libc_call("prctl", PR_SET_DUMPABLE, 1, 0, 0, 0)  # as an exec'd candidate process is (its /proc/self)
+    boot.libc_call("prctl", boot.PR_SET_DUMPABLE, 1, 0, 0, 0)  # as an exec'd candidate process is (its /proc/self)
     for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     signal.set_wakeup_fd(-1)
@@ -204,7 +204,7 @@ def main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     # same-uid processes (a candidate without its PID namespace, Landlock or seccomp) cannot trace the zygote or
     # write its memory, which every later fork would inherit
-    boot.libc_call("prctl", PR_SET_DUMPABLE, 0, 0, 0, 0)
+    boot.libc_call("prctl", boot.PR_SET_DUMPABLE, 0, 0, 0, 0)
     from kernelbenchx.evaluator.child import harness  # noqa: F401  (torch: the import every fork shares)
     import triton  # noqa: F401
 
