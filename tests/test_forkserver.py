@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -165,7 +166,6 @@ def test_an_unprivileged_non_dumpable_process_enters_its_namespaces():
     import subprocess
     import tempfile
     import textwrap
-    from pathlib import Path
 
     from kernelbenchx.evaluator.child import boot
 
@@ -229,3 +229,30 @@ def test_a_zygote_that_never_gets_ready_is_given_up_once(monkeypatch):
     assert server.spawn({}, server.workdir, [], None) is None
     assert time.monotonic() - started < 0.35 and "not ready after" in server.why
     server.close()
+
+
+def test_a_stop_reaches_every_process_of_a_forked_candidate(zygote):
+    """parent/host_quiet.py stops a candidate by its process group: for a forked one that group holds the fork, its
+    namespace's PID 1 and the harness inside, and all of them stop and go on again."""
+    def group(pgid: int) -> dict[int, str]:
+        members = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid:
+                members[int(stat.parent.name)] = fields[0]
+        return members
+
+    with candidate(zygote) as child:
+        child.call(m.OpenDevice("cpu"))
+        pgid = child.proc.pid
+        assert len(group(pgid)) == (1 if "namespaces" in PLAN.missing else 3), group(pgid)
+        os.killpg(pgid, signal.SIGSTOP)
+        deadline = time.monotonic() + 20
+        while set(group(pgid).values()) != {"T"}:
+            assert time.monotonic() < deadline, group(pgid)
+            time.sleep(0.01)
+        os.killpg(pgid, signal.SIGCONT)
+        assert isinstance(child.call(m.OpenDevice("cpu"), timeout=30), m.DeviceOpened)
