@@ -128,24 +128,38 @@ def test_a_process_whose_environment_differs_is_exec_d(zygote):
         assert isinstance(child.call(m.OpenDevice("cpu")), m.DeviceOpened)
 
 
-def test_when_the_zygote_dies_its_processes_die_and_the_next_are_exec_d():
+def test_a_zygote_that_dies_takes_its_forks_with_it_and_is_started_again_a_few_times(monkeypatch):
+    """A zygote killed (say, by the out-of-memory killer) ends its forks with it; the next process comes from a new
+    zygote, up to RESTARTS times per server; after that every process is exec'd."""
+    from kernelbenchx.evaluator import forkserver
+
+    monkeypatch.setattr(forkserver, "RESTARTS", 1)
     template = Child(HARNESS, LIMITS, PLAN, env=device_env("cpu", None), bulk_region=REGION)
     server = ForkServer(template.environment(), PLAN)
     template.close()
     server.start()
+
+    def kill_zygote_under(child: Child) -> None:
+        generation = server.generation
+        server.proc.send_signal(signal.SIGKILL)
+        assert child.proc.wait(timeout=30) == -signal.SIGKILL
+        deadline = time.monotonic() + 30
+        while not server.died and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.died and not server.serving and "ended" in server.why and server.generation == generation
+
     try:
         with candidate(server) as orphan:
             assert orphan.forked
             orphan.call(m.OpenDevice("cpu"))
-            server.proc.send_signal(signal.SIGKILL)
-            assert orphan.proc.wait(timeout=30) == -signal.SIGKILL
-            deadline = time.monotonic() + 30
-            while not server.why.startswith("the zygote ended") and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert not server.serving and "ended" in server.why
-            with candidate(server) as after:
-                assert not after.forked
-                assert isinstance(after.call(m.OpenDevice("cpu")), m.DeviceOpened)
+            kill_zygote_under(orphan)
+        with candidate(server) as revived:
+            assert revived.forked and server.restarts == 1 and server.generation == 2
+            assert isinstance(revived.call(m.OpenDevice("cpu")), m.DeviceOpened)
+            kill_zygote_under(revived)
+        with candidate(server) as after:
+            assert not after.forked and server.restarts == 1
+            assert isinstance(after.call(m.OpenDevice("cpu")), m.DeviceOpened)
     finally:
         server.close()
 

@@ -30,6 +30,7 @@ ZYGOTE = "kernelbenchx.evaluator.child.zygote"
 PER_PROCESS = ("HOME", "TMPDIR", "TRITON_CACHE_DIR")  # the environment that differs between processes of a zygote
 READY_S = 180.0  # the zygote's imports, on a host whose cores are all busy booting the first wave
 REPLY_S = 30.0
+RESTARTS = 3  # a zygote that ended on its own (killed, out of memory) is started again this often per server
 
 
 class ForkedProcess:
@@ -73,9 +74,14 @@ class ForkServer:
         self.procs: dict[int, ForkedProcess] = {}
         self.early: dict[int, int] = {}  # exits reported before spawn() registered the process
         self.state = threading.Lock()
+        self.generation = 0  # which zygote is the current one (each start makes a new one)
+        self.died = False  # the current zygote ended on its own: revive() may start another
+        self.restarts = 0
 
     def start(self) -> None:
         """Start the zygote; it serves once its imports are done (spawn() waits for them)."""
+        self.generation += 1
+        self.ready, self.replies, self.info = threading.Event(), queue.Queue(), {}
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         drop = self.plan.drop_to
         if drop is not None:
@@ -96,25 +102,31 @@ class ForkServer:
         finally:
             theirs.close()
         self.sock = ours
-        threading.Thread(target=self.read, daemon=True, name="kbx-zygote").start()
+        threading.Thread(target=self.read, args=(ours, self.generation, self.replies), daemon=True,
+                         name="kbx-zygote").start()
 
-    def read(self) -> None:
+    def read(self, sock: socket.socket, generation: int, replies: queue.Queue) -> None:
         """The zygote's messages: readiness, fork replies (to spawn()), exits (to their process)."""
         while True:
             try:
-                data = self.sock.recv(1 << 16)
+                data = sock.recv(1 << 16)
                 message = json.loads(data) if data else None
             except (OSError, ValueError):
                 message = None
             if not isinstance(message, dict):
-                self.stop(f"the zygote ended ({self.log_tail()})")
+                replies.put({"refused": "the zygote ended"})  # a fork request waiting for its answer
+                with self.lock:  # not while a revive() starts the next generation
+                    if generation == self.generation and self.why != "closed":
+                        self.died = True
+                        self.stop(f"the zygote ended ({self.log_tail()})")
+                sock.close()
                 return
             if "ready" in message:
                 self.on_ready(message["ready"])
             elif "exited" in message:
                 self.on_exit(int(message["exited"]), int(message["code"]))
             else:
-                self.replies.put(message)
+                replies.put(message)
 
     def on_ready(self, info: dict) -> None:
         self.info = info
@@ -140,7 +152,9 @@ class ForkServer:
         """A process forked for `env` in `cwd` with `fds` (request pipe's read end, stdout, stderr, reply pipe's
         write end, and the bulk region's when `bulk` gives its size and direction), or None when this zygote
         cannot serve it (the caller starts the process itself)."""
-        if not self.ready.wait(READY_S):
+        self.revive()
+        ready = self.ready
+        if not ready.wait(READY_S):
             self.stop(f"the zygote was not ready after {READY_S:.0f} s")  # no later start waits for it again
         if not self.serving or shared_part(env) != self.base:
             return None
@@ -169,6 +183,20 @@ class ForkServer:
         if code is not None:
             proc.end(code)
         return proc
+
+    def revive(self) -> None:
+        """Start another zygote when the current one ended on its own (its forks died with it), up to RESTARTS
+        times; one that cannot serve here (threads, namespaces) stays stopped."""
+        with self.lock:
+            if not self.died or self.restarts >= RESTARTS:
+                return
+            self.restarts, self.died, ended = self.restarts + 1, False, self.proc
+            self.start()
+        if ended is not None:
+            try:
+                ended.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
 
     def stop(self, why: str) -> None:
         """Serve no more: every process forked and not yet reported ended is killed (they die with the zygote)."""
