@@ -201,7 +201,9 @@ class ForkServer:
     def stop(self, why: str) -> None:
         """Serve no more: every process forked and not yet reported ended is killed (they die with the zygote)."""
         if why != "closed" and (self.serving or not self.ready.is_set()):
-            sys.stderr.write(f"kbx: no more forked candidate processes here ({why}); they start from scratch\n")
+            then = "the next process starts another" if self.died and self.restarts < RESTARTS else \
+                "candidate processes start from scratch"
+            sys.stderr.write(f"kbx: forked candidate processes stop here ({why}); {then}\n")
         self.serving, self.why = False, why
         self.ready.set()
         with self.state:
