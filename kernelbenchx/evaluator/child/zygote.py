@@ -33,22 +33,24 @@ PR_SET_CHILD_SUBREAPER = 36
 PREPARED = False  # whether warm.prepare() ran here (the forks skip it then)
 
 
-def thread_count() -> int:
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 0  # unknown: do not fork
-
-
 def thread_names() -> list[str]:
+    """This process's threads by name; none when /proc cannot say (then it does not fork)."""
+    try:
+        tids = sorted(os.listdir("/proc/self/task"))
+    except OSError:
+        return []
     names = []
-    for tid in sorted(os.listdir("/proc/self/task")):
+    for tid in tids:
         try:
             with open(f"/proc/self/task/{tid}/comm") as f:
                 names.append(f.read().strip())
         except OSError:
-            pass
+            names.append("?")
     return names
+
+
+def thread_count() -> int:
+    return len(thread_names())
 
 
 def prepare_without_cuda() -> bool:
