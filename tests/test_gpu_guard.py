@@ -540,6 +540,29 @@ def test_a_lane_is_prepared_in_the_background_before_its_first_timing():
         server.close()
 
 
+def test_trusted_servers_share_one_kernel_cache_only_where_candidates_cannot_write_it(tmp_path):
+    """PyTorch's run-time compiled kernels (jiterator) go to one folder for all of a run's trusted servers, so
+    the lane reads what a reference server compiled; with no layer keeping candidates' writes out (no
+    Landlock, no other uid) there is no shared folder: a kernel planted there would run as the baseline."""
+    from pathlib import Path
+
+    from kernelbenchx.evaluator import isolation
+    from kernelbenchx.evaluator.parent.context import trusted_kernel_cache
+    from kernelbenchx.evaluator.parent.references import TrustedServer
+
+    assert trusted_kernel_cache(isolation.Plan(True, None, False, True)) is None
+    shared = trusted_kernel_cache(isolation.Plan(False, None, True, False))
+    assert shared is not None and shared.is_dir() and (shared.stat().st_mode & 0o077) == 0
+    shared.rmdir()
+    server = TrustedServer("cpu", kernel_cache=tmp_path)
+    try:
+        assert isinstance(server.call(m.Prepare(), timeout=60), m.Prepared)
+        environ = Path(f"/proc/{server.child.proc.pid}/environ").read_bytes().split(b"\0")
+        assert f"PYTORCH_KERNEL_CACHE_PATH={tmp_path}".encode() in environ
+    finally:
+        server.close()
+
+
 def test_the_timeline_keeps_each_timing_s_own_hold_when_timings_queue():
     guard = GpuGuard(timeline=True)
     def timing(delay: float) -> None:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import tempfile
 import threading
 import time
@@ -144,6 +145,18 @@ class CpuPlan:
             return cls()
         reserved = cores[-2 * gpus:]
         return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
+
+
+def trusted_kernel_cache(plan: isolation.Plan) -> Path | None:
+    """A folder for the kernels PyTorch compiles at run time (jiterator: polygamma, zeta, airy_ai, the Chebyshev
+    polynomials), shared by the run's trusted servers: a kernel the reference server compiled for a correctness
+    check is read by the lane instead of being compiled again inside its exclusive hold (0.4-4.7 s per task, 22 s
+    of run 64's lane went to baselines' first calls). Only where no candidate process can write into it (Landlock
+    keeps their writes in their own folder; as root they run as another user): a kernel planted there would run
+    as the baseline."""
+    if not (plan.landlock or plan.drop_to):
+        return None
+    return Path(tempfile.mkdtemp(prefix="kbx-kernels-"))
 
 
 def write_usage(path: Path, wall_s: float) -> None:
@@ -306,14 +319,17 @@ class Run:
         # first, so that the zygotes import while the trusted servers start: in run 63 they started after the
         # servers were up, and the first wave's forks waited 8.6 s (median) for their imports
         self.forks = start_fork_servers(self, keys) if config.fork_server else {}
-        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work)
-                      for k in range(pool)]
+        self.kernel_cache = trusted_kernel_cache(self.plan) if gpus else None
+        cache = self.kernel_cache
+        references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work,
+                                    kernel_cache=cache) for k in range(pool)]
         self.outputs = ExpectedOutputs(references, self.device, self.shared)
         self.prefetching = threading.Event()  # set: the prefetch of expected outputs stops (prefetch())
-        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else ()) for g in range(gpus)]
+        self.lanes = [TrustedServer("cuda", g, self.cpus.timing[g] if self.cpus.timing else (), kernel_cache=cache)
+                      for g in range(gpus)]
         for lane in self.lanes:
             lane.prepare()
-        self.judges = [[TrustedServer("cuda", g, self.cpus.work, (bulk.REQUESTS, bulk.REGION_BYTES))
+        self.judges = [[TrustedServer("cuda", g, self.cpus.work, (bulk.REQUESTS, bulk.REGION_BYTES), cache)
                         for _ in range(JUDGES_PER_GPU)] for g in range(gpus)]
         self.judge_pools = [ServerPool(servers) for servers in self.judges]
         for server in (references if gpus else []) + [j for js in self.judges for j in js]:
@@ -417,5 +433,7 @@ class Run:
             gpu_guard.write_timeline(self.guards, Path(self.guard_log))
         for server in self.outputs.servers + self.lanes + [j for js in self.judges for j in js]:
             server.close()
+        if self.kernel_cache is not None:
+            shutil.rmtree(self.kernel_cache, ignore_errors=True)
         if os.environ.get("KBX_USAGE_LOG"):  # a benchmark's: where the run's CPU went
             write_usage(Path(os.environ["KBX_USAGE_LOG"]), time.monotonic() - self.started)

@@ -17,6 +17,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from pathlib import Path
 from typing import Any, Callable, ContextManager
 
 from kernelbenchx.evaluator import messages as m
@@ -44,8 +45,9 @@ class TrustedServer:
     """A long-lived trusted process (kbx code only), restarted if it dies."""
 
     def __init__(self, device: str, gpu: int | None = None, cpus: tuple[int, ...] = (),
-                 bulk_region: tuple[str, int] | None = None) -> None:
+                 bulk_region: tuple[str, int] | None = None, kernel_cache: Path | None = None) -> None:
         self.device, self.gpu, self.cpus, self.bulk_region = device, gpu, cpus, bulk_region
+        self.kernel_cache = kernel_cache  # PyTorch's run-time compiled kernels, shared by the run's trusted servers
         self.child: Child | None = None
         self.lock = threading.Lock()
 
@@ -56,6 +58,8 @@ class TrustedServer:
                     env = device_env(self.device, self.gpu)
                     if self.cpus:
                         env["KBX_CPUS"] = ",".join(map(str, self.cpus))
+                    if self.kernel_cache is not None:
+                        env["PYTORCH_KERNEL_CACHE_PATH"] = str(self.kernel_cache)
                     self.child = Child(SERVER, SERVER_LIMITS, TRUSTED, env=env, bulk_region=self.bulk_region)
                     self.child.start()
                 try:
