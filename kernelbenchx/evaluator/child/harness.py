@@ -53,7 +53,8 @@ class Harness:
         self.held_outputs: dict[int, Any] = {}  # perf case → whole output held back for FetchOutput
         self.staged: dict[int, list[torch.Tensor]] = {}  # perf case → host buffers its held output is copied into
         self.compile_threads: ConfinedThreads | None = None  # for the correctness warm-up (compile_threads.py)
-        self.threads_alone = 0  # the process's threads before the compile threads started
+        self.threads_alone: frozenset[str] = frozenset()  # the process's threads before the compile threads started
+        self.filtered = False  # the seccomp filter is in force: no confined thread can start a thread
 
     # -- requests ------------------------------------------------------------------------------------
     def open_device(self, req: m.OpenDevice) -> m.DeviceOpened:
@@ -115,7 +116,7 @@ class Harness:
         apply = partial(confine.apply, Path.cwd(), self.device, exec_dirs())
         threads = None
         if compile_threads:
-            self.threads_alone = observe.thread_count()
+            self.threads_alone = observe.thread_ids()
             threads = ConfinedThreads(compile_threads)
         try:
             isolation = apply()
@@ -123,6 +124,7 @@ class Harness:
             if threads is not None:
                 threads.abandon()
             raise
+        self.filtered = "seccomp" in isolation
         if threads is not None and threads.confine(apply, isolation):
             self.compile_threads = threads
         return isolation
@@ -134,7 +136,7 @@ class Harness:
         if threads is None:
             return
         self.join(threads)
-        if observe.thread_count() > self.threads_alone:
+        if observe.left_running(self.threads_alone, self.filtered):
             sys.stderr.write("kbx: a compile thread outlived its pool\n")
             os._exit(71)
 
@@ -144,7 +146,7 @@ class Harness:
         # (the parent may stop this process for a while: parent/host_quiet.py). 400 polls were too few once on a
         # loaded gVisor host: a reference solution was rejected for "1 extra thread" (run 43)
         for _ in range(JOIN_POLLS):
-            if observe.thread_count() <= self.threads_alone:
+            if not observe.left_running(self.threads_alone, self.filtered):
                 break
             time.sleep(0.005)
 
@@ -215,15 +217,18 @@ class Harness:
 
         return self.warmed(run, threads_before=self.threads_alone)
 
-    def warmed(self, run: Callable[[], warm.WarmReport], threads_before: int | None = None) -> m.Warmed:
+    def warmed(self, run: Callable[[], warm.WarmReport], threads_before: frozenset[str] | None = None
+               ) -> m.Warmed:
         """Run a warm-up (it launches nothing, so it compiles without the compile lease); the reply carries
         the tampering facts of its calls: threads, refusals, and whether the compile-only hooks stayed."""
         compiles = self.lease.compiles
         observe.GUARDS.reset()
-        before = observe.thread_count() if threads_before is None else threads_before
+        before = observe.thread_ids() if threads_before is None else threads_before
         report = run()
-        obs = m.Observation(0, {}, before, observe.thread_count(), report.hooks_intact and self.launches.installed(),
-                            observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), calls=report.cases)
+        left = observe.left_running(before, self.filtered)
+        obs = m.Observation(0, {}, len(before), len(before) + len(left),
+                            report.hooks_intact and self.launches.installed(), observe.GUARDS.thread_attempts,
+                            tuple(observe.GUARDS.refused), calls=report.cases, new_threads=observe.thread_names(left))
         compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
         return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs,
                         report.launchers, report.phases)
@@ -296,10 +301,10 @@ class Harness:
         return self.observation(recorder, before, intact), out, error
 
     def observation(self, recorder: observe.OpRecorder, before: frozenset[str], intact: bool) -> m.Observation:
-        after = observe.thread_ids()
-        new = observe.thread_names(after - before) if len(after) > len(before) else ()
-        return m.Observation(self.launches.count, dict(recorder.ops), len(before), len(after), intact,
-                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused), new_threads=new)
+        left = observe.left_running(before, self.filtered)
+        return m.Observation(self.launches.count, dict(recorder.ops), len(before), len(before) + len(left), intact,
+                             observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused),
+                             new_threads=observe.thread_names(left))
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""

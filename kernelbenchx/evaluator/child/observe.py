@@ -154,6 +154,32 @@ def thread_ids() -> frozenset[str]:
         return frozenset(str(t.ident) for t in threading.enumerate())
 
 
+def left_running(before: frozenset[str], filtered: bool) -> frozenset[str]:
+    """Threads running now that were not in `before` and that candidate code may have started. With the seccomp
+    filter in force (`filtered`) no confined thread can start a thread, and a new thread inherits its creator's
+    filter: one without it was started by a thread that predates the confinement, the CUDA driver's helpers,
+    which start threads of their own now and then (a correct selu was rejected for "1 extra thread", run 65).
+    A thread that ended before it could be read was not left running."""
+    kept = set()
+    for tid in thread_ids() - before:
+        mode = seccomp_mode(tid)
+        if mode is not None and not (filtered and mode == 0):
+            kept.add(tid)
+    return frozenset(kept)
+
+
+def seccomp_mode(tid: str) -> int | None:
+    """The thread's seccomp mode from /proc (0 none, 2 filter; -1 when not reported), None once it has ended."""
+    try:
+        with open(f"/proc/self/task/{tid}/status") as status:
+            for line in status:
+                if line.startswith("Seccomp:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None if not os.path.exists(f"/proc/self/task/{tid}") else -1
+    return -1
+
+
 def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
     """Names of threads `ids` (what created a thread left behind: a driver's helper, a pool), sorted."""
     names = []
