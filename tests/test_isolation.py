@@ -132,6 +132,30 @@ def test_a_thread_started_by_an_unconfined_helper_is_not_the_candidates(tmp_path
     assert seen["unfiltered"] == 1 and seen["filtered"] == 0
 
 
+def test_a_thread_the_kernel_is_ending_is_not_left_running(tmp_path):
+    """PF_EXITING in /proc (a thread past do_exit's start never runs user code again) is the kernel's word, not
+    the process's: the leader thread ends itself (pthread_exit) and another thread reads its flags."""
+    script = textwrap.dedent("""
+        import ctypes, json, os, threading, time
+        from kernelbenchx.evaluator.child import observe
+        leader = str(os.getpid())
+        before = observe.thread_ids() - {leader}
+        def watch():
+            time.sleep(0.5)
+            print(json.dumps({"leader": observe.exiting(leader), "me": observe.exiting(str(threading.get_native_id())),
+                              "left": sorted(observe.left_running(before, False))}), flush=True)
+            os._exit(0)
+        threading.Thread(target=watch).start()
+        ctypes.CDLL(None).pthread_exit(None)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr[-3000:]
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["leader"] is True and seen["me"] is False
+    assert len(seen["left"]) == 1  # the watcher itself, started after `before`; the ending leader is not counted
+
+
 def test_a_thread_that_ended_was_not_left_running():
     import threading
 
