@@ -11,6 +11,9 @@ called, to all called, to all compiled, and its CPU seconds); `judge_phases`: th
 process for its candidate); in a run's first wave `device_open` waits for the rest of the boot instead.
 `lane_phases`: the lane's work inside the candidate's and the baseline's processes, per phase (`phases_s`: build,
 first call, compile, timing and its warm-up, capture, sample loop and held-output steps, recheck).
+`finished_by`: records done by each minute, counted from the first candidate's start (records say when they
+finished to the second): how two runs that were drained at different times compare. `usage`: the run's
+`KBX_USAGE_LOG` (wall, the parent's and its children's CPU seconds) when kept beside it as usage.json.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import statistics
 import sys
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 
 from kernelbenchx.evaluator.parent.rundir import read_results
@@ -63,7 +67,27 @@ def breakdown(run_dir: Path) -> dict:
             "median_candidate_s": statistics.median(elapsed) if elapsed else None,
             "slowest_candidate_s": max(elapsed, default=None),
             **{k: round(v, 1) for k, v in totals.items()}, "correct_warm_phases": warm_phases,
-            "judge_phases": judge_phases, "boot_phases": boot_phases, "lane_phases": phases}
+            "judge_phases": judge_phases, "boot_phases": boot_phases, "lane_phases": phases,
+            "finished_by": finished_by(records), "usage": usage(run_dir)}
+
+
+def finished_by(records: list[dict], step_s: int = 60) -> dict[str, int]:
+    """Records finished by each `step_s` mark, from the first candidate's start."""
+    ends, starts = [], []
+    for record in records:
+        end = datetime.fromisoformat(record["finished_at"].replace("Z", "+00:00")).timestamp()
+        ends.append(end)
+        starts.append(end - record["elapsed_s"])
+    if not ends:
+        return {}
+    first, last = min(starts), max(ends)
+    marks = range(step_s, int(last - first) + step_s, step_s)
+    return {f"{mark}s": sum(end - first <= mark for end in ends) for mark in marks}
+
+
+def usage(run_dir: Path) -> dict | None:
+    path = run_dir / "usage.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
 def summed(parts) -> dict[str, float]:

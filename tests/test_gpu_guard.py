@@ -497,6 +497,21 @@ def test_the_run_breakdown_sums_each_lane_phase_per_side():
                                          "baseline": {"loop_s": 0.4, "timing_s": 1.0}}
 
 
+def test_the_run_breakdown_counts_records_done_by_each_minute_from_the_first_start():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "run_breakdown.py"
+    spec = importlib.util.spec_from_file_location("run_breakdown", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    records = [{"finished_at": "2026-11-29T10:00:30Z", "elapsed_s": 30.0},  # the first start: 10:00:00
+               {"finished_at": "2026-11-29T10:01:00Z", "elapsed_s": 20.0},
+               {"finished_at": "2026-11-29T10:02:05Z", "elapsed_s": 90.0}]
+    assert tool.finished_by(records) == {"60s": 2, "120s": 2, "180s": 3}
+    assert tool.finished_by([]) == {}
+
+
 def test_the_per_timing_comparison_buckets_by_size_and_method_and_names_what_moved():
     """benchmarks/full_submission.py --compare, second line: each case's candidate and eager baseline medians of
     two runs, compared by the timing's size and method; a timing only one run has is left out."""
