@@ -143,7 +143,8 @@ def test_a_thread_the_kernel_is_ending_is_not_left_running(tmp_path):
         def watch():
             time.sleep(0.5)
             print(json.dumps({"leader": observe.exiting(leader), "me": observe.exiting(str(threading.get_native_id())),
-                              "left": sorted(observe.left_running(before, False))}), flush=True)
+                              "left": sorted(observe.left_running(before, False)),
+                              "named": observe.thread_names(frozenset({leader}))}), flush=True)
             os._exit(0)
         threading.Thread(target=watch).start()
         ctypes.CDLL(None).pthread_exit(None)
@@ -154,6 +155,7 @@ def test_a_thread_the_kernel_is_ending_is_not_left_running(tmp_path):
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["leader"] is True and seen["me"] is False
     assert len(seen["left"]) == 1  # the watcher itself, started after `before`; the ending leader is not counted
+    assert seen["named"][0].endswith("[Z]")  # a verdict naming such a thread says what state it is in
 
 
 def test_a_thread_that_ended_was_not_left_running():

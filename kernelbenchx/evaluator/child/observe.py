@@ -197,7 +197,8 @@ def seccomp_mode(tid: str) -> int | None:
 
 def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
     """Names of threads `ids` (what created a thread left behind: a driver's helper, a pool), sorted; with the
-    scheduler's state when it is not plain sleep (S), which tells a stuck thread (D) from a busy one (R)."""
+    scheduler's state when it is neither running nor plain sleep (R, S flip with every wake-up): a thread stuck
+    in the kernel (D), stopped (T) or a zombie (Z)."""
     names = []
     for tid in ids:
         try:
@@ -205,7 +206,7 @@ def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
                 name = comm.read().strip()
             with open(f"/proc/self/task/{tid}/stat") as stat:
                 state = stat.read().rpartition(")")[2].split()[0]
-            names.append(name if state == "S" else f"{name} [{state}]")
+            names.append(name if state in ("R", "S") else f"{name} [{state}]")
         except (OSError, IndexError):
             names.append(f"thread {tid}")
     return tuple(sorted(names))
