@@ -13,6 +13,17 @@ from kernelbenchx.dataset.registry import get_task
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent.gpu_guard import GpuGuard, Lease
 from kernelbenchx.evaluator.reasons import Reason, Rejected
+from tests.conftest import ROOT
+
+
+def benchmark(name: str):
+    """A script of benchmarks/ as a module (they are run as files, not imported from a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
 class Log:
@@ -438,9 +449,6 @@ def test_a_stage_gives_the_guard_back_soon_after_a_timing_starts_waiting_and_kee
 def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
     """KBX_GUARD_LOG's timeline: each hold with what its holder was doing, and benchmarks/guard_timeline.py
     attributes a timing's wait to the check in flight."""
-    import importlib.util
-    from pathlib import Path
-
     from kernelbenchx.evaluator.parent import watch
     from kernelbenchx.evaluator.parent.gpu_guard import write_timeline
 
@@ -468,10 +476,7 @@ def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
     assert sorted(tuple(s[1:4]) for s in spans) == [("exclusive", "perf guard", "a timing"),
                                                      ("shared", "load", "a check")]
     assert all(len(s) == 7 and s[4] <= s[5] <= s[6] for s in spans)  # gpu, side, doing, task, asked, granted, released
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "guard_timeline.py"
-    spec = importlib.util.spec_from_file_location("guard_timeline", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = benchmark("guard_timeline")
     got = tool.breakdown([s[1:] for s in spans])
     assert got["timings"] == 1 and 0.1 <= got["timing waits for: load"] <= 0.35 and got["lane held"] >= 0.09
     # the timing got the lane once the check was done; its one window holds all of the lane's seconds
@@ -482,13 +487,7 @@ def test_the_guard_timeline_says_what_a_waiting_timing_waited_for(tmp_path):
 def test_the_run_breakdown_sums_each_lane_phase_per_side():
     """benchmarks/run_breakdown.py: the lane's seconds per phase, summed over every perf case of every record, for
     the candidate's process and the baseline's (what run 33's table in docs/performance.md was made from)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "run_breakdown.py"
-    spec = importlib.util.spec_from_file_location("run_breakdown", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = benchmark("run_breakdown")
     case = lambda cand, base: {"phases_s": {"candidate": cand, "baseline": base}}  # noqa: E731
     records = [{"stages": {"perf": {"cases": [case({"timing_s": 1.0, "hold_s": 0.3}, {"timing_s": 0.5}),
                                               case({"timing_s": 2.0}, {"timing_s": 0.5, "loop_s": 0.4})]}}},
@@ -498,13 +497,7 @@ def test_the_run_breakdown_sums_each_lane_phase_per_side():
 
 
 def test_the_run_breakdown_counts_records_done_by_each_minute_from_the_first_start():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "run_breakdown.py"
-    spec = importlib.util.spec_from_file_location("run_breakdown", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = benchmark("run_breakdown")
     records = [{"finished_at": "2026-11-29T10:00:30Z", "elapsed_s": 30.0},  # the first start: 10:00:00
                {"finished_at": "2026-11-29T10:01:00Z", "elapsed_s": 20.0},
                {"finished_at": "2026-11-29T10:02:05Z", "elapsed_s": 90.0}]
@@ -515,14 +508,9 @@ def test_the_run_breakdown_counts_records_done_by_each_minute_from_the_first_sta
 def test_the_per_timing_comparison_buckets_by_size_and_method_and_names_what_moved():
     """benchmarks/full_submission.py --compare, second line: each case's candidate and eager baseline medians of
     two runs, compared by the timing's size and method; a timing only one run has is left out."""
-    import importlib.util
-    from pathlib import Path
     from types import SimpleNamespace
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "full_submission.py"
-    spec = importlib.util.spec_from_file_location("full_submission", path)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
+    tool = benchmark("full_submission")
     timing = lambda ms, method="cuda_graph": {"median_ms": ms, "method": method}  # noqa: E731
 
     def run(cand_ms: float, base_ms: float, extra: bool = False) -> list:
