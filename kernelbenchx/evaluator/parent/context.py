@@ -64,7 +64,7 @@ class RunConfig:
     compile_threads: int = COMPILE_THREADS  # the correctness warm-up's compiles side by side (child/compile_threads.py)
     compile_slots: int = 0  # candidates compiling their correctness kernels at once (0: cores // compile_threads)
     quiet_host: bool = False  # stop other candidates while a timing measures host time (parent/host_quiet.py; off:
-    # run 31 measured it slower and no more repeatable on a gVisor host, docs/performance.md)
+    # runs 31 (gVisor) and 66 (Firecracker) measured it slower and no more repeatable, docs/performance.md)
     task_set: str = "paper"  # paper | all | faithful | submitted
     order: str = "expected"  # which start first: expected (longest first) | mixed | submission (parent/schedule.py)
     fork_server: bool = True  # candidate processes forked from a zygote per GPU (forkserver.py), not exec'd
