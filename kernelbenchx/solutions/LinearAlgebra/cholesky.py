@@ -39,7 +39,7 @@ def _chol_diag_kernel(w_ptr, n, j0, NB: tl.constexpr):
     a11 = tl.load(w_ptr + rows[:, None].to(tl.int64) * n + rows[None, :], mask=valid[:, None] & valid[None, :],
                   other=0.0)
     a11 = tl.where((~valid)[:, None] & (r[:, None] == r[None, :]), 1.0, a11)  # rows past n: identity
-    for q in tl.static_range(NB):
+    for q in range(NB):  # a loop, not unrolled: 64 unrolled steps took ptxas ~100 s (run 67)
         colq = tl.sum(tl.where(r[None, :] == q, a11, 0.0), axis=1)
         dq = tl.sum(tl.where(r == q, colq, 0.0), axis=0)
         lq = tl.where(r >= q, colq / tl.sqrt(dq), 0.0)
@@ -65,7 +65,7 @@ def _chol_panel_kernel(w_ptr, n, j0, NB: tl.constexpr):
     tmask = (rt < n)[:, None] & valid[None, :]
     ptrs = w_ptr + rt[:, None].to(tl.int64) * n + rows[None, :]
     x = tl.load(ptrs, mask=tmask, other=0.0)
-    for q in tl.static_range(NB):
+    for q in range(NB):  # a loop, not unrolled: 64 unrolled steps took ptxas ~100 s (run 67)
         lcol = tl.sum(tl.where(r[None, :] == q, l11, 0.0), axis=1)  # L11[:, q]
         dq = tl.sum(tl.where(r == q, lcol, 0.0), axis=0)
         xq = tl.sum(tl.where(r[None, :] == q, x, 0.0), axis=1) / tl.where(j0 + q < n, dq, 1.0)
