@@ -7,8 +7,8 @@
   them count as compute is the parent's decision (parent/observations.py).
 - ``intact``: after each call, whether the recorder was still the innermost dispatch mode and the launch
   counter still wrapped Triton; anything else means candidate code reached the observation layer.
-- ``thread_count``: the process's threads (/proc/self/task), before and after each call (new threads are
-  refused by seccomp as well).
+- ``left_running``: the threads a call left behind that candidate code could have started (/proc/self/task,
+  compared by id before and after; new threads are refused by seccomp as well).
 - ``install_audit_hook`` / ``block_imports``: in-process guards kept as a second layer below the OS one.
 """
 
@@ -140,10 +140,6 @@ def count_thread_starts() -> None:
             return _original(*args, **kwargs)
 
         setattr(module, name, start)
-
-
-def thread_count() -> int:
-    return len(thread_ids())
 
 
 def thread_ids() -> frozenset[str]:
