@@ -1,23 +1,15 @@
 """Which import or preparation step starts a thread in a fresh process (the zygote forks only while it has one):
 prints the thread count and names after each step. Run on the GPU host: python benchmarks/thread_probe.py"""
 
-import os
 import sys
 
-
-def threads() -> list[str]:
-    names = []
-    for tid in sorted(os.listdir("/proc/self/task")):
-        try:
-            names.append(open(f"/proc/self/task/{tid}/comm").read().strip())
-        except OSError:
-            pass
-    return names
+from kernelbenchx.evaluator.child.zygote import thread_names  # the standard library only, until its main()
 
 
 def step(name: str, fn) -> None:
     fn()
-    print(f"{name}: {len(threads())} {threads()}", flush=True)
+    names = thread_names()
+    print(f"{name}: {len(names)} {names}", flush=True)
 
 
 step("python", lambda: None)
