@@ -168,6 +168,56 @@ def test_the_parent_records_the_warm_up_and_rejects_tampering() -> None:
 
 
 
+def test_a_thread_left_by_the_compile_pool_sends_the_candidate_to_a_process_without_it() -> None:
+    """A warm-up on the compile threads that left a thread running and broke no other rule is not judged: the
+    candidate goes to a fresh process without the pool. Any other breach, or the same breach without the pool,
+    is judged as before."""
+    left = observation(threads_after=4, new_threads=("python3",))
+    with pytest.raises(warm_up.PoolLeftThreads) as raised:
+        warm_up.warm_calls(WarmChild(m.Warmed(3, 3, 2, 0.5, (), left)), (), pooled=True)
+    assert "left 1 thread(s) running (python3)" in raised.value.message
+    for facts, reason, pooled in (({"threads_after": 4}, Reason.THREADS, False),
+                                  ({"threads_after": 4, "thread_attempts": 1}, Reason.THREADS, True),
+                                  ({"threads_after": 4, "observer_intact": False}, Reason.OBSERVER_DISABLED, True),
+                                  ({"threads_after": 4, "refused": ("open",)}, Reason.SANDBOX_VIOLATION, True),
+                                  ({"threads_after": -1}, Reason.PROTOCOL, True)):
+        with pytest.raises(Rejected) as judged:
+            warm_up.warm_calls(WarmChild(m.Warmed(3, 3, 2, 0.5, (), observation(**facts))), (), pooled=pooled)
+        assert judged.value.reason == reason, facts
+    assert warm_up.warm_calls(WarmChild(m.Warmed(3, 3, 2, 0.5, (), observation())), (), pooled=True)["cases"] == 3
+
+
+def test_a_candidate_whose_pool_left_a_thread_is_judged_once_more_without_the_pool(monkeypatch) -> None:
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+
+    from kernelbenchx.evaluator.parent import candidate
+    from kernelbenchx.evaluator.parent.submission import Candidate
+
+    attempts: list[int] = []
+
+    def in_process(item, task, run, log, gpu, limits, threads):
+        attempts.append(threads)
+        if threads:
+            raise warm_up.PoolLeftThreads("the correctness warm-up on the compile threads left 1 thread(s) running")
+        raise Rejected(Reason.THREADS, "correctness warm-up: the call left 1 extra thread(s) running")
+
+    monkeypatch.setattr(candidate, "in_process", in_process)
+    run = SimpleNamespace(config=SimpleNamespace(static_checks=False, compile_threads=4, warm_up=True),
+                          device="cuda", place=lambda item: nullcontext(0))
+    log = candidate.StageLog()
+    item = Candidate(task_id="Activation/gelu", code="", source="s.jsonl:1")
+    with pytest.raises(Rejected) as judged:
+        candidate.run_stages(item, run, log)
+    assert attempts == [4, 0] and judged.value.reason == Reason.THREADS
+    assert "compile threads left 1 thread" in log.correct["pool_retry"]
+    attempts.clear()
+    run.config.warm_up = False
+    with pytest.raises(Rejected):
+        candidate.run_stages(item, run, candidate.StageLog())
+    assert attempts == [0]  # no pool, no second process
+
+
 def test_a_malformed_warm_up_reply_is_a_protocol_breach() -> None:
     """The counts and seconds a candidate's process reports go into its record: NaN there is not even JSON."""
     for forged in (m.Warmed(3, 2, 5, float("nan"), (), observation()), m.Warmed(3, -1, 5, 1.0, (), observation()),

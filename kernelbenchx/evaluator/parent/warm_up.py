@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
+from dataclasses import replace
 from collections.abc import Iterable
 from typing import Any, Callable, ContextManager
 
@@ -41,11 +42,27 @@ def row_layouts(stages: dict) -> tuple[dict, ...]:
     return distinct(layouts(row.call) for stage in STAGES for row in stages.get(stage, ()))
 
 
-def warm_calls(child: Child, calls: tuple[dict, ...], modules: TritonModules | None = None) -> dict:
+class PoolLeftThreads(Exception):
+    """A correctness warm-up on the compile threads left a thread behind, and nothing else was wrong."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def warm_calls(child: Child, calls: tuple[dict, ...], modules: TritonModules | None = None,
+               pooled: bool = False) -> dict:
     """The correctness warm-up on these call layouts (see correctness). The launcher signatures it reports go to
-    `modules`, which builds them for later candidates."""
+    `modules`, which builds them for later candidates. When the warm-up ran on the process's compile threads
+    (`pooled`), a thread left running and nothing else raises PoolLeftThreads instead of a verdict: under the
+    seccomp filter only the pool's own threads can be there, and under no filter the candidate is judged again
+    in a process without them, by the same rule."""
     started = time.perf_counter()
     reply = child.call(m.WarmCases(calls))
+    if pooled and only_left_threads(reply):
+        raise PoolLeftThreads(f"the correctness warm-up on the compile threads left "
+                              f"{reply.observation.threads_after - reply.observation.threads_before} thread(s) "
+                              f"running ({', '.join(map(str, reply.observation.new_threads[:5]))})"[:300])
     stats = record(reply, "correctness warm-up", started)
     if modules is not None and isinstance(reply.launchers, (tuple, list)):
         stats["launchers"], stats["launchers_shared"] = modules.learn(reply.launchers)
@@ -114,6 +131,18 @@ def build(child: Child, task: Task, shared: Callable[[], ContextManager], timeou
         raise Rejected(Reason.PERF_TIMEOUT, f"passed stages 1 and 2, but building its first perf case's inputs "
                                             f"(before timing) did not finish in {timeout_s:.0f} s")
     return round(time.perf_counter() - started, 3)
+
+
+def only_left_threads(reply: Any) -> bool:
+    """The reply is well formed and its observation breaks no tampering rule but the threads left running."""
+    obs = reply.observation if isinstance(reply, m.Warmed) else None
+    if obs is None or reported.observation_problem(obs) or obs.threads_after <= obs.threads_before:
+        return False
+    try:
+        observations.judge_tampering(replace(obs, threads_after=obs.threads_before), "")
+    except Rejected:
+        return False
+    return True
 
 
 def record(reply: Any, what: str, started: float) -> dict:
