@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
@@ -171,6 +172,21 @@ def test_a_thread_that_ended_was_not_left_running():
     while observe.thread_ids() != before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert observe.left_running(before, filtered=False) == frozenset()
+
+
+def test_a_thread_that_ends_between_its_status_and_its_stat_was_not_left_running(monkeypatch):
+    """left_running reads a thread's seccomp mode, then its flags: a thread the kernel releases in between has no
+    stat to read, and ended (run 68: two correct candidates rejected for such a thread)."""
+    from kernelbenchx.evaluator.child import observe
+
+    gone = "999999999"  # no such thread: its stat cannot be opened
+    monkeypatch.setattr(observe, "thread_ids", lambda: frozenset({"1", gone}))
+    monkeypatch.setattr(observe, "seccomp_mode", lambda tid: 2)  # read while it still ran, under the filter
+    assert observe.exiting(gone) is True
+    assert observe.left_running(frozenset({"1"}), filtered=True) == frozenset()
+    me = str(threading.get_native_id())
+    monkeypatch.setattr(observe, "thread_ids", lambda: frozenset({"1", me}))
+    assert observe.exiting(me) is False and observe.left_running(frozenset({"1"}), filtered=True) == {me}
 
 
 def test_namespaces_hide_other_processes_and_the_network(tmp_path):
