@@ -295,13 +295,13 @@ def test_a_candidate_is_imported_under_the_shared_guard_never_during_a_timing():
     log = StageLog()
     load(Child(), SimpleNamespace(code="", task_id="Activation/gelu"),
          SimpleNamespace(entry="gelu", id="Activation/gelu"),
-         SimpleNamespace(device="cuda", config=SimpleNamespace(warm_up=True, compile_threads=4)), log, guard.shared)
+         SimpleNamespace(device="cuda", config=SimpleNamespace(warm_up=True, compile_threads=4)), log, guard.shared, 4)
     thread.join(5)
     # the device opens beside the timing (no kernel, no candidate code); the import waits for it
     assert seen == [("OpenDevice", 0, True), ("Load", 1, False), ("Verify", 0, False)] and guard.sharers == 0
     assert log.compile["guard_wait_s"] >= 0.1  # it queued behind the timing
     assert log.compile["import"] == {"ok": True, "import_s": 0.01, "cuda_s": 0.5, "confine_s": 0.02}
-    assert threads == [4]  # the correctness warm-up's compile threads, asked for on the GPU
+    assert threads == [4]  # the correctness warm-up's compile threads, as run_stages asked
 
 
 def test_a_reference_server_computes_under_the_shared_guard_never_during_a_timing():

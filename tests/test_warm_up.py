@@ -212,10 +212,12 @@ def test_a_candidate_whose_pool_left_a_thread_is_judged_once_more_without_the_po
     assert attempts == [4, 0] and judged.value.reason == Reason.THREADS
     assert "compile threads left 1 thread" in log.correct["pool_retry"]
     attempts.clear()
+    with pytest.raises(Rejected):
+        candidate.run_stages(item, SimpleNamespace(**{**vars(run), "device": "cpu"}), candidate.StageLog())
     run.config.warm_up = False
     with pytest.raises(Rejected):
         candidate.run_stages(item, run, candidate.StageLog())
-    assert attempts == [0]  # no pool, no second process
+    assert attempts == [0, 0]  # no pool on the CPU or without the warm-up: no second process
 
 
 def test_a_malformed_warm_up_reply_is_a_protocol_breach() -> None:
