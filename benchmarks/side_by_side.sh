@@ -13,7 +13,9 @@ set -uo pipefail
 [ -n "${RESUME:-}" ] || { rm -rf /tmp/repo && cp -r . /tmp/repo; }
 cd /tmp/repo
 OUT=${OUT}; . benchmarks/device_env.sh
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv; nproc; uname -r; grep -m1 "model name" /proc/cpuinfo; } | tee "$OUT/log.txt"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv; nproc; uname -r; grep -m1 "model name" /proc/cpuinfo
+  # which logical CPUs share a physical core: a timing loop whose sibling compiles runs at half speed
+  echo "siblings: $(cat /sys/devices/system/cpu/cpu*/topology/thread_siblings_list 2>/dev/null | sort -un | tr '\n' ' ')"; } | tee "$OUT/log.txt"
 python3 - <<'PY'
 import json, os, pathlib
 root = pathlib.Path("kernelbenchx/solutions")
