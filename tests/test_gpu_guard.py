@@ -719,8 +719,9 @@ def test_a_timing_gets_in_while_a_real_judge_s_long_guarded_work_is_under_way():
     assert isinstance(verdict, m.CheckResult) and (verdict.reason, verdict.note) == (None, "")  # as if never paused
     assert verdict.phases["yields"] >= 1 and verdict.phases["turn_s"] > verdict.phases["guard_wait_s"]  # reported
     print(f"timing waited {got - asked:.2f} s; the judgement ended {done - got:.2f} s after it got in")
-    assert done - got > 1.0  # the battery went on for seconds, without the guard
-    assert got - asked < 0.5 * (done - asked)  # the timing waited for the guarded part, not for the judgement
+    # the timing waited for the guarded part, not for the judgement: the battery went on longer without the guard
+    # than the timing waited (a fixed "over 1 s" failed on a loaded 2-core host at 0.95 s)
+    assert got - asked < done - got
     assert guard.sharers == 0 and not guard.timing
 
 
