@@ -65,6 +65,10 @@ class ConfinedThreads(Executor):
             self.shutdown()
         return self.usable
 
+    def native_ids(self) -> list[int]:
+        """The kernel's ids of the threads (/proc/self/task), known once each has started."""
+        return [thread.native_id for thread in self.threads if thread.native_id is not None]
+
     def abandon(self) -> None:
         """The process did not confine itself: the threads end without running anything."""
         self.go.set()

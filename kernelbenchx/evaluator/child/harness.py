@@ -145,9 +145,13 @@ class Harness:
         # a joined thread leaves /proc/self/task a moment after join() returns; polls, not a clock, bound the wait
         # (the parent may stop this process for a while: parent/host_quiet.py). 400 polls were too few once on a
         # loaded gVisor host: a reference solution was rejected for "1 extra thread" (run 43); 2000 twice on H200
-        # hosts (runs 65, 66: a joined compile thread still in /proc, slow or stuck on its way out: not known)
+        # hosts (runs 65, 66: a joined compile thread still in /proc, slow or stuck on its way out: not known).
+        # Each pool thread is looked up by its id, not only in the listing: a listing of /proc/self/task read while
+        # another thread ends can miss a thread, and the wait ended while a compile thread was still on its way
+        # out (run 70: "thread 15", gone a moment later)
+        ids = [str(tid) for tid in threads.native_ids()]
         for _ in range(JOIN_POLLS):
-            if not observe.left_running(self.threads_alone, self.filtered):
+            if all(map(observe.exiting, ids)) and not observe.left_running(self.threads_alone, self.filtered):
                 break
             time.sleep(0.005)
 

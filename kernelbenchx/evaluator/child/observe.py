@@ -171,8 +171,7 @@ PF_EXITING = 0x4  # <linux/sched.h>: set by do_exit() before anything else
 
 def exiting(tid: str) -> bool:
     """The kernel is ending the thread (its flags in /proc, field 9 of stat, after the name in parentheses), or
-    has ended it since it was listed: an ending thread vanished between its status and its stat read, and was
-    counted as left running, in two warm-ups of run 68 ("thread 15": no name left to read)."""
+    has ended it: a thread listed a moment ago whose stat is gone is not running."""
     try:
         with open(f"/proc/self/task/{tid}/stat") as stat:
             fields = stat.read().rpartition(")")[2].split()
