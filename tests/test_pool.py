@@ -113,6 +113,30 @@ def test_the_parent_keeps_its_threads_off_the_timing_cores_and_gives_its_cores_b
     assert pin_to(()) is None  # no plan (the CPU path, small hosts): nothing moves
 
 
+def test_each_gpu_times_on_whole_physical_cores_at_the_end_of_the_affinity(monkeypatch):
+    """Two CPUs per GPU for its lane and the candidate it times, every other CPU for the rest; on an SMT host both
+    threads of one core (a timing loop beside a compile on its core's other thread runs slower by up to half)."""
+    import os
+
+    from kernelbenchx.evaluator.parent.context import CpuPlan, core_siblings
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(32)))
+    alone = lambda cpu: frozenset({cpu})  # noqa: E731
+    plan = CpuPlan.for_host(2, alone)
+    assert plan.timing == ((28, 29), (30, 31)) and plan.work == tuple(range(28))
+    split = lambda cpu: frozenset({cpu % 16, cpu % 16 + 16})  # noqa: E731 - siblings 0 and 16, 1 and 17, ...
+    plan = CpuPlan.for_host(2, split)
+    assert plan.timing == ((14, 30), (15, 31)) and set(plan.work) == set(range(32)) - {14, 15, 30, 31}
+    adjacent = lambda cpu: frozenset({cpu - cpu % 2, cpu - cpu % 2 + 1})  # noqa: E731 - siblings 0 and 1, ...
+    assert CpuPlan.for_host(1, adjacent).timing == ((30, 31),)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))  # one thread of each core (taskset)
+    assert CpuPlan.for_host(1, split).timing == ((14, 15),)
+    assert CpuPlan.for_host(4, alone) == CpuPlan()  # too few cores to reserve any
+    quad = lambda cpu: frozenset(range(cpu - cpu % 8, cpu - cpu % 8 + 8))  # noqa: E731 - 8 threads a core
+    assert CpuPlan.for_host(2, quad) == CpuPlan()  # reserving whole cores would leave the work too few CPUs
+    assert 0 in core_siblings(0)  # sysfs, or the CPU alone where it says nothing
+
+
 def test_automatic_workers_scale_with_the_gpus_used_and_the_cores(monkeypatch):
     """--workers 0: 20 per GPU used, at most 5 per 4 cores; one per core (at most 8) on the CPU; a number given
     is kept."""

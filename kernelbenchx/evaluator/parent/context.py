@@ -136,15 +136,46 @@ class CpuPlan:
     timing: tuple[tuple[int, ...], ...] = ()  # per GPU
 
     @classmethod
-    def for_host(cls, gpus: int) -> "CpuPlan":
+    def for_host(cls, gpus: int, siblings: Callable[[int], frozenset[int]] | None = None) -> "CpuPlan":
+        """At least two CPUs per GPU, taken as whole physical cores from the end of this process's affinity: a
+        timing loop on one thread of a core whose other thread compiles runs slower by up to half (`siblings`:
+        the logical CPUs sharing a CPU's core, from sysfs by default)."""
         try:
             cores = sorted(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             return cls()
         if not gpus or len(cores) < 4 * gpus + 4:
             return cls()
-        reserved = cores[-2 * gpus:]
-        return cls(tuple(cores[:-2 * gpus]), tuple(tuple(reserved[2 * g:2 * g + 2]) for g in range(gpus)))
+        groups = physical_cores(cores, siblings or core_siblings)
+        timing: list[tuple[int, ...]] = []
+        while len(timing) < gpus and groups:
+            taken: list[int] = []
+            while len(taken) < 2 and groups:
+                taken.extend(groups.pop())
+            timing.append(tuple(sorted(taken)))
+        reserved = {c for group in timing for c in group}
+        if len(timing) < gpus or len(cores) - len(reserved) < len(cores) // 2:
+            return cls()
+        return cls(tuple(c for c in cores if c not in reserved), tuple(sorted(timing)))
+
+
+def physical_cores(cores: list[int], siblings: Callable[[int], frozenset[int]]) -> list[tuple[int, ...]]:
+    """`cores` grouped by physical core (the siblings within `cores`), in the order of their first CPU."""
+    groups = {tuple(sorted((siblings(c) & set(cores)) | {c})) for c in cores}
+    return sorted(groups)
+
+
+def core_siblings(cpu: int) -> frozenset[int]:
+    """The logical CPUs sharing `cpu`'s physical core (sysfs thread_siblings_list: "0,16" or "0-1")."""
+    try:
+        text = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology/thread_siblings_list").read_text().strip()
+        found: set[int] = set()
+        for part in text.split(","):
+            low, _, high = part.partition("-")
+            found.update(range(int(low), int(high or low) + 1))
+        return frozenset(found)
+    except (OSError, ValueError):
+        return frozenset({cpu})
 
 
 def trusted_kernel_cache(plan: isolation.Plan) -> Path | None:
