@@ -452,3 +452,20 @@ def test_serial_pairs_are_about_max_pairs_at_every_distance_and_k_apart():
         a, b = structure.pairs_at(t, k)
         assert 0 < a.numel() <= 2 * structure.MAX_PAIRS and torch.equal(b - a, torch.full_like(a, k))
         assert a.unique().numel() == a.numel() and not set(a.tolist()) & set(b.tolist())  # disjoint pairs
+
+
+def test_a_battery_runs_on_the_cpu_and_pushes_no_device_mode_where_the_cpu_is_the_default():
+    """on_cpu: under a judge whose default device is another (the GPU's, trusted/server.py) the battery's constants
+    are made on the CPU; where the CPU is the default already, no device mode sends each torch call through Python."""
+    from torch.overrides import _get_current_function_mode_stack
+
+    from kernelbenchx.dataset.stochastic.bounds import on_cpu
+
+    @on_cpu
+    def made() -> tuple[str, int]:
+        return torch.zeros(1).device.type, len(_get_current_function_mode_stack())
+
+    assert made() == ("cpu", 0)
+    with torch.device("meta"):
+        device, modes = made()
+    assert device == "cpu" and modes >= 1

@@ -21,6 +21,7 @@ import torch
 
 from kernelbenchx.errors import DeviceError, IsolationError, UsageError
 from kernelbenchx.evaluator import bulk, isolation, process
+from kernelbenchx.evaluator.child import warm
 from kernelbenchx.evaluator.child.compile_threads import COMPILE_THREADS
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.measure import environment, perf_stage, roofline
@@ -350,6 +351,8 @@ class Run:
         # first, so that the zygotes import while the trusted servers start: in run 63 they started after the
         # servers were up, and the first wave's forks waited 8.6 s (median) for their imports
         self.forks = start_fork_servers(self, keys) if config.fork_server else {}
+        if gpus:  # the parent plans perf cases on fake tensors: their imports now, not under the first candidates
+            threading.Thread(target=warm.prepare, daemon=True, name="kbx-fake-imports").start()
         self.kernel_cache = trusted_kernel_cache(self.plan) if gpus else None
         cache = self.kernel_cache
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work,
