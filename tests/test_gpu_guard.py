@@ -973,3 +973,16 @@ def test_a_low_priority_timing_is_overtaken_at_most_overtaken_times(monkeypatch)
     for thread in threads:
         thread.join(5)
     assert order == ["first", "high1", "high2", "low", "high3"] and guard.queue == []
+
+
+def test_the_profile_summary_counts_busy_stacks_once_per_function():
+    """benchmarks/spy_summary.py: a stack whose innermost frame waits is not busy; a function twice on one stack
+    (recursion) counts once for it."""
+    tool = benchmark("spy_summary")
+    lines = ["run (a.py:1);judge (j.py:2);compare (c.py:3) 5\n",
+             "run (a.py:1);judge (j.py:2);judge (j.py:9) 2\n",
+             "run (a.py:1);Condition.wait (threading.py:355) 7\n", "garbage\n"]
+    total, busy, inclusive = tool.busy_functions(lines)
+    assert (total, busy) == (14, 7)
+    assert inclusive["run a.py"] == 7 and inclusive["judge j.py"] == 7 and inclusive["compare c.py"] == 5
+    assert "Condition.wait threading.py" not in inclusive
