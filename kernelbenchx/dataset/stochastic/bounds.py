@@ -34,7 +34,7 @@ def on_cpu(fn: Callable) -> Callable:
     """Runs `fn`, which moves its data to the CPU, with the CPU as default device: a GPU judge sets the GPU as
     default (trusted/server.py), and the constants `fn` makes must sit with its data. Only then: a device context
     sends every torch call through Python (__torch_function__), and in the parent, where the CPU is the default
-    already, that was 6% of its busy samples in run 72."""
+    already, that was 7% of its busy samples in run 72."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if torch.get_default_device().type == "cpu":

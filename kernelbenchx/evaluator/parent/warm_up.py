@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, Callable, ContextManager
 
 import torch
