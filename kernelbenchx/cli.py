@@ -95,6 +95,8 @@ def eval_(
                                                   "host time (eager timings of work that synchronizes)")] = False,
     fork_server: Annotated[bool, typer.Option(help="fork candidate processes from a zygote that imported torch "
                                                    "and triton once (off: each process starts from scratch)")] = True,
+    judge_processes: Annotated[int, typer.Option(help="worker processes that judge outputs against the tasks' "
+                                                      "contracts (0: the evaluating process itself)")] = 0,
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,
@@ -110,7 +112,7 @@ def eval_(
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
                        warm_up=warm_up, compile_slots=compile_slots, compile_threads=compile_threads,
                        task_set=task_set, order=order, quiet_host=quiet_host, fork_server=fork_server,
-                       require_isolation=require_isolation, ray=ray)
+                       judge_processes=judge_processes, require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

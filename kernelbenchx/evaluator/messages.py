@@ -348,6 +348,16 @@ class ExpectedRow:
 
 
 @message
+class ContractCheck:
+    """An output to judge against its task's contract: the parent to a contract judge (parent/contract_judges.py)."""
+
+    task_id: str
+    call: dict
+    output: Any
+    expected: Any
+
+
+@message
 class Expected:
     stages: dict  # "stage1" / "stage2" → tuple of ExpectedRow
 

@@ -111,7 +111,8 @@ def in_process(candidate: Candidate, task: Task, run: Any, log: StageLog, gpu: i
                 watch.at(stage)
                 log.correct[stage] = correct_stage(child, task, stage, expected[stage],
                                                    limits if run.on_cpu else [], run.shared(gpu),
-                                                   lease=not run.on_cpu, contended=run.contended(gpu))
+                                                   lease=not run.on_cpu, contended=run.contended(gpu),
+                                                   contract=run.contract_judge())
                 verify_symbols(child, f"during {stage}")
             log.correct["seconds"] = round(time.perf_counter() - clock, 3)
             log.perf = perf(child, task, run, gpu)
@@ -239,7 +240,8 @@ STAGE_HOLD_S = 2.0
 
 def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter_limits: list[str],
                   shared: Callable[[], ContextManager], lease: bool = False,
-                  contended: Callable[[], bool] = lambda: False) -> dict:
+                  contended: Callable[[], bool] = lambda: False,
+                  contract: judge.ContractJudge = judge.in_parent) -> dict:
     """Run a stage's cases one request at a time under the GPU's shared guard, given back while the candidate
     compiles (`lease`), and between cases once a timing waits (`contended`) or the hold is long, so a timing
     waiting for the GPU waits a bounded time."""
@@ -266,7 +268,7 @@ def correct_stage(child: Child, task: Task, stage: str, rows: tuple, interpreter
                 gpu.give_back()
             if not isinstance(report, m.CaseReport) or report.name != row.name:
                 raise Rejected(Reason.PROTOCOL, f"{stage}: unexpected reply to case {row.name}")
-            judge.judge_case(task, stage, row, report, interpreter_limits)
+            judge.judge_case(task, stage, row, report, interpreter_limits, contract)
             launches.append(report.observation.launches if report.observation else 0)
     finally:
         gpu.give_back()

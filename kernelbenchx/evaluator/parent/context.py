@@ -29,6 +29,9 @@ from kernelbenchx.evaluator.measure.environment import interpreter_problem
 from kernelbenchx.evaluator.measure.protocol import Protocol
 from kernelbenchx.evaluator.parent import gpu_guard, watch
 from kernelbenchx.evaluator.parent.candidate import new_process, start_fork_servers
+from kernelbenchx.evaluator.parent.contract_judges import MAX_PROCESSES as MAX_JUDGE_PROCESSES
+from kernelbenchx.evaluator.parent.contract_judges import ContractJudges, in_parent
+from kernelbenchx.evaluator.parent.judge import ContractJudge
 from kernelbenchx.evaluator.parent.host_quiet import HostQuiet
 from kernelbenchx.evaluator.parent.pool import ProcessPool
 from kernelbenchx.evaluator.parent.references import (JUDGES_PER_GPU, ExpectedOutputs, ServerPool, TrustedServer,
@@ -69,6 +72,8 @@ class RunConfig:
     task_set: str = "paper"  # paper | all | faithful | submitted
     order: str = "expected"  # which start first: expected (longest first) | mixed | submission (parent/schedule.py)
     fork_server: bool = True  # candidate processes forked from a zygote per GPU (forkserver.py), not exec'd
+    judge_processes: int = 0  # worker processes judging outputs against contracts (0: in the parent;
+    # parent/contract_judges.py, opt-in until a GPU run measures it)
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
@@ -123,6 +128,9 @@ class RunConfig:
         if not 0 <= self.compile_threads <= MAX_COMPILE_THREADS:
             raise UsageError(f"compile threads must be 0 to {MAX_COMPILE_THREADS}, got {self.compile_threads}",
                              hint="0 compiles one kernel after another inside the candidate's calls")
+        if not 0 <= self.judge_processes <= MAX_JUDGE_PROCESSES:
+            raise UsageError(f"judge processes must be 0 to {MAX_JUDGE_PROCESSES}, got {self.judge_processes}",
+                             hint="0 judges every output in the evaluating process itself")
         self.resolved_workers()
         self.resolved_compile_slots()
 
@@ -353,6 +361,8 @@ class Run:
         self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         if gpus:  # the parent plans perf cases on fake tensors: their imports now, not under the first candidates
             threading.Thread(target=warm.prepare, daemon=True, name="kbx-fake-imports").start()
+        self.contract_judges = ContractJudges(config.judge_processes, self.cpus.work) \
+            if config.judge_processes else None
         self.kernel_cache = trusted_kernel_cache(self.plan) if gpus else None
         cache = self.kernel_cache
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work,
@@ -455,9 +465,15 @@ class Run:
     def stop_prefetch(self) -> None:
         self.prefetching.set()
 
+    def contract_judge(self) -> ContractJudge:
+        """How a correctness output is judged against its contract: in a worker process or in this one."""
+        return self.contract_judges.judge if self.contract_judges is not None else in_parent
+
     def close(self) -> None:
         self.stop_prefetch()
         self.pool.close()
+        if self.contract_judges is not None:
+            self.contract_judges.close()
         for forks in self.forks.values():
             forks.close()
         if self.triton_modules is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 import triton
@@ -21,15 +21,18 @@ from kernelbenchx.dataset.task import Call, Task, iter_tensors
 from kernelbenchx.dataset.views import overrun_text
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.parent import observations
+from kernelbenchx.evaluator.parent.contract_judges import in_parent
 from kernelbenchx.evaluator.reasons import Reason, Rejected
 
 TRITON_DIR = str(Path(triton.__file__).resolve().parent) + os.sep
 STAGE_REASON = {"stage1": Reason.STAGE1, "stage2": Reason.STAGE2}
+ContractJudge = Callable[[Task, Call, dict, Any, Any], "str | None"]  # (task, call, its payload, output, expected)
 
 
 def judge_case(task: Task, stage: str, row: m.ExpectedRow, report: m.CaseReport,
-               interpreter_limits: list[str]) -> None:
-    """Raise Rejected when the case fails; return quietly when it passes."""
+               interpreter_limits: list[str], contract: ContractJudge = in_parent) -> None:
+    """Raise Rejected when the case fails; return quietly when it passes. `contract` computes the task contract's
+    verdict on an output (parent/contract_judges.py: here or in a worker process)."""
     where = f"{stage} case {row.name}"
     if report.error is not None:
         raise failure(report.error, where, interpreter_limits, report.observation)
@@ -39,10 +42,10 @@ def judge_case(task: Task, stage: str, row: m.ExpectedRow, report: m.CaseReport,
         observations.judge(obs, where, empty_output(report.output))
     judge_side_effects(task, row, report, where)
     call = Call.from_payload(row.call)
-    reason = task.judge(call, report.output, row.expected)
+    reason = contract(task, call, row.call, report.output, row.expected)
     if reason:
         raise Rejected(STAGE_REASON[stage], f"{where}: {reason}", case=row.name)
-    judge_repeats(task, call, report, row, where)
+    judge_repeats(task, call, report, row, where, contract)
 
 
 def failure(error: m.ErrorInfo, where: str, interpreter_limits: list[str], obs: m.Observation | None = None
@@ -92,7 +95,8 @@ def in_place_indices(args: list, mutates: tuple[int, ...]) -> set[int]:
     return {positions[i] for i in mutates if i in positions}
 
 
-def judge_repeats(task: Task, call: Call, report: m.CaseReport, row: m.ExpectedRow, where: str) -> None:
+def judge_repeats(task: Task, call: Call, report: m.CaseReport, row: m.ExpectedRow, where: str,
+                  contract: ContractJudge = in_parent) -> None:
     """A second call on the same inputs must meet the contract as well: bitwise equal where the task says so
     or the output is exact (integers, booleans), within the tolerance elsewhere. A call with another seed must
     change an RNG task's output."""
@@ -107,7 +111,7 @@ def judge_repeats(task: Task, call: Call, report: m.CaseReport, row: m.ExpectedR
     if not bitwise_equal(report.repeat_output, report.output, exact_only=not exact_only):
         raise Rejected(Reason.NONDETERMINISTIC, f"{where}: two calls on the same inputs gave "
                        + ("different bits" if exact_only else "different integer or boolean results"))
-    reason = None if exact_only else task.judge(call, report.repeat_output, row.expected)
+    reason = None if exact_only else contract(task, call, row.call, report.repeat_output, row.expected)
     if reason:
         raise Rejected(Reason.NONDETERMINISTIC, f"{where}: a second call on the same inputs does not meet the "
                                                 f"contract: {reason}")

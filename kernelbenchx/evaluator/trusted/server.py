@@ -21,7 +21,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from kernelbenchx.dataset import host_work
 from kernelbenchx.dataset.cases import build_cases, reseeded, run_reference, same_value
 from kernelbenchx.dataset.registry import get_task
-from kernelbenchx.dataset.task import map_tensors
+from kernelbenchx.dataset.task import Call, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.isolation import make_nondumpable
 from kernelbenchx.evaluator.measure import perf_case
@@ -181,6 +181,12 @@ def check(req: m.PerfCheck) -> m.CheckResult:
     return m.CheckResult(reason, result.note, phases)
 
 
+def contract(req: m.ContractCheck) -> m.CheckResult:
+    """A correctness output judged against its task's contract, for the parent (parent/contract_judges.py)."""
+    task = get_task(req.task_id)
+    return m.CheckResult(task.judge(Call.from_payload(req.call), req.output, req.expected))
+
+
 def judged(req: m.PerfCheck) -> m.CheckResult:
     task = get_task(req.task_id)
     output = req.output
@@ -234,7 +240,8 @@ def main() -> None:
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # its stack into its stderr log (parent/watch.py)
     global CHANNEL
     channel = CHANNEL = Channel(int(sys.argv[1]))
-    handlers = {m.ExpectedRequest: expected, m.TimeCase: baseline, m.PerfCheck: check, m.Prepare: prepare}
+    handlers = {m.ExpectedRequest: expected, m.TimeCase: baseline, m.PerfCheck: check, m.Prepare: prepare,
+                m.ContractCheck: contract}
     for request in channel.requests():
         handler = handlers.get(type(request))
         try:
