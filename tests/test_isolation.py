@@ -190,9 +190,9 @@ def test_a_thread_that_ends_between_its_status_and_its_stat_was_not_left_running
 
 
 def test_the_compile_pool_is_joined_only_when_each_of_its_threads_has_left(monkeypatch):
-    """After Python's join a compile thread still runs its way out for a moment, and a listing of /proc/self/task
-    read while another thread ends can miss it: the join waits until each pool thread, looked up by its id, is
-    gone or being ended by the kernel (run 70: a thread missed, then seen by the warm-up's observation)."""
+    """After Python's join a compile thread still runs its way out for a moment: the join waits until each pool
+    thread, looked up by its own id, is gone or being ended by the kernel, even where the listing of
+    /proc/self/task shows none (run 70: a thread the join's wait did not hold, then seen by the observation)."""
     from kernelbenchx.evaluator.child import harness as child_harness
     from kernelbenchx.evaluator.child import observe
 

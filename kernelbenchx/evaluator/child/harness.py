@@ -146,9 +146,9 @@ class Harness:
         # (the parent may stop this process for a while: parent/host_quiet.py). 400 polls were too few once on a
         # loaded gVisor host: a reference solution was rejected for "1 extra thread" (run 43); 2000 twice on H200
         # hosts (runs 65, 66: a joined compile thread still in /proc, slow or stuck on its way out: not known).
-        # Each pool thread is looked up by its id, not only in the listing: a listing of /proc/self/task read while
-        # another thread ends can miss a thread, and the wait ended while a compile thread was still on its way
-        # out (run 70: "thread 15", gone a moment later)
+        # Each pool thread is also looked up by its own id: in run 70 the wait ended while a filtered thread was
+        # still there ("thread 15", gone a moment later). Why the listing did not hold it is not known (a listing
+        # that misses a thread while another ends was not reproduced: 240k listings here, none)
         ids = [str(tid) for tid in threads.native_ids()]
         for _ in range(JOIN_POLLS):
             if all(map(observe.exiting, ids)) and not observe.left_running(self.threads_alone, self.filtered):
