@@ -457,7 +457,9 @@ def test_each_timing_says_why_it_was_timed_that_way(host_clock_gpu, monkeypatch)
     for why, stats in seen.items():
         assert stats["why"] == why and stats["method"] in ("eager", "eager_batched"), (why, stats["method"])
         assert reported.timing_problem(stats) is None
+        assert stats["host_probe_us"] > 0  # an eager timing says how fast its process's interpreter ran
     assert reported.timing_problem({**seen["slow"], "why": "because"}) is not None
+    assert reported.timing_problem({**seen["slow"], "host_probe_us": -1.0}) is not None
 
 
 def test_each_input_set_keeps_its_own_median(host_clock_gpu):

@@ -220,12 +220,26 @@ def time_case(fn: Callable[..., Any], input_sets: list[tuple[tuple, dict]], prot
     if quiet is not None:
         quiet(True)
     try:
+        probe = {} if graphs is not None else {"host_probe_us": host_probe_us()}
         stats = sample_loop(runners, flush, protocol, calls, watch_late=graphs is not None)
     finally:
         if quiet is not None:
             quiet(False)
     lap("loop_s")
-    return {**stats, "method": method, "why": why, "calls_per_sample": calls}, outputs
+    return {**stats, "method": method, "why": why, "calls_per_sample": calls, **probe}, outputs
+
+
+def host_probe_us(rounds: int = 7, steps: int = 2000) -> float:
+    """Microseconds of a fixed pure-Python loop, the median of `rounds`: how fast this process's interpreter runs
+    on its core right before an eager timing, whose samples include the host's launch work. Eager timings of the
+    same inputs moved 2x between runs (pseudoinverse_svd, runs 68-73) while one-launch cases did not."""
+    times = []
+    for _ in range(rounds):
+        started, total = time.perf_counter(), 0
+        for i in range(steps):
+            total += i
+        times.append(time.perf_counter() - started)
+    return round(sorted(times)[rounds // 2] * 1e6, 2)
 
 
 def batch_size(per_call_ms: float, protocol: Protocol) -> int:
