@@ -96,7 +96,8 @@ def eval_(
     fork_server: Annotated[bool, typer.Option(help="fork candidate processes from a zygote that imported torch "
                                                    "and triton once (off: each process starts from scratch)")] = True,
     judge_processes: Annotated[int, typer.Option(help="worker processes that judge outputs against the tasks' "
-                                                      "contracts (0: the evaluating process itself)")] = 0,
+                                                      "contracts (-1: automatic, one per 8 usable cores on GPUs, "
+                                                      "none on the CPU; 0: the evaluating process itself)")] = -1,
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,

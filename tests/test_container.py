@@ -258,7 +258,7 @@ def test_eval_args_parse_back_to_the_config(tmp_path):
             params["task_set"], params["device"], params["baselines"]) == (11, 3, 50.0, False, True, "submitted",
                                                                            "cpu", "eager,compile")
     assert (params["compile_slots"], params["compile_threads"], params["order"], params["judge_processes"],
-            params["quiet_host"], params["fork_server"]) == (0, 4, "expected", 0, False, True)  # the defaults
+            params["quiet_host"], params["fork_server"]) == (0, 4, "expected", -1, False, True)  # the defaults
     tuned = RunConfig(compile_slots=3, compile_threads=2, order="mixed", judge_processes=4, quiet_host=True,
                       fork_server=False)
     params = command.make_context("eval", eval_args(tuned, Path("/work/in/s.jsonl"))).params

@@ -71,7 +71,20 @@ def test_a_run_with_contract_judges_gives_the_same_verdicts(tmp_path):
 def test_the_number_of_judge_processes_is_checked():
     from kernelbenchx.errors import UsageError
 
-    for wrong in (-1, 33):
+    for wrong in (-2, 33):
         with pytest.raises(UsageError):
             RunConfig(judge_processes=wrong).check()
     RunConfig(judge_processes=4).check()
+    RunConfig(judge_processes=-1).check()
+
+
+def test_automatic_judge_processes_follow_the_device_and_the_cores(monkeypatch):
+    from kernelbenchx.evaluator.parent import context
+
+    assert RunConfig(device="cpu").resolved_judge_processes() == 0
+    assert RunConfig(device="cpu", judge_processes=3).resolved_judge_processes() == 3
+    monkeypatch.setattr(context.torch.cuda, "is_available", lambda: True)
+    for cores, expected in ((2, 1), (16, 2), (32, 4), (1024, context.MAX_JUDGE_PROCESSES)):
+        monkeypatch.setattr(context, "usable_cores", lambda cores=cores: cores)
+        assert RunConfig(device="cuda").resolved_judge_processes() == expected
+    assert RunConfig(device="cuda", judge_processes=0).resolved_judge_processes() == 0

@@ -48,6 +48,7 @@ Progress = Callable[[int, int, "Result | None"], None]  # done, total, the resul
 # Candidates in flight per GPU when --workers is automatic: what runs 17-26 of docs/performance.md used (16 cores
 # per GPU; CPU 40-65% busy, the lane fed); the earlier default of 8 left a 16-core GPU host's lane idle.
 AUTO_WORKERS_PER_GPU = 20
+JUDGE_CORES = 8  # usable cores per contract-judge process when --judge-processes is automatic (GPU runs)
 
 
 @dataclass
@@ -72,8 +73,8 @@ class RunConfig:
     task_set: str = "paper"  # paper | all | faithful | submitted
     order: str = "expected"  # which start first: expected (longest first) | mixed | submission (parent/schedule.py)
     fork_server: bool = True  # candidate processes forked from a zygote per GPU (forkserver.py), not exec'd
-    judge_processes: int = 0  # worker processes judging outputs against contracts (0: in the parent;
-    # parent/contract_judges.py, opt-in until a GPU run measures it)
+    judge_processes: int = -1  # worker processes judging outputs against contracts (-1: automatic,
+    # resolved_judge_processes; 0: in the parent; parent/contract_judges.py)
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
@@ -114,6 +115,16 @@ class RunConfig:
             raise UsageError(f"compile slots must be 0 (automatic) or positive, got {self.compile_slots}")
         return self.compile_slots or max(1, usable_cores() // max(1, self.compile_threads))
 
+    def resolved_judge_processes(self) -> int:
+        """judge_processes, or automatically one per JUDGE_CORES usable cores on GPU runs and none on the CPU. Two
+        H200s, 32 cores, the half set in one call (run 74): in the parent 131 s with the parent at 108 CPU-s, with 4
+        judge processes 117 s and 75 CPU-s. CPU runs are bound by the interpreter in the candidates, not the parent."""
+        if self.judge_processes >= 0:
+            return self.judge_processes
+        if self.device == "cpu" or not torch.cuda.is_available():
+            return 0
+        return max(1, min(MAX_JUDGE_PROCESSES, usable_cores() // JUDGE_CORES))
+
     def check(self) -> None:
         if self.task_set not in TASK_SETS:
             raise UsageError(f"unknown task set {self.task_set!r}", hint=f"use one of {', '.join(TASK_SETS)}")
@@ -128,9 +139,9 @@ class RunConfig:
         if not 0 <= self.compile_threads <= MAX_COMPILE_THREADS:
             raise UsageError(f"compile threads must be 0 to {MAX_COMPILE_THREADS}, got {self.compile_threads}",
                              hint="0 compiles one kernel after another inside the candidate's calls")
-        if not 0 <= self.judge_processes <= MAX_JUDGE_PROCESSES:
-            raise UsageError(f"judge processes must be 0 to {MAX_JUDGE_PROCESSES}, got {self.judge_processes}",
-                             hint="0 judges every output in the evaluating process itself")
+        if not -1 <= self.judge_processes <= MAX_JUDGE_PROCESSES:
+            raise UsageError(f"judge processes must be -1 (automatic) or 0 to {MAX_JUDGE_PROCESSES}, got "
+                             f"{self.judge_processes}", hint="0 judges every output in the evaluating process itself")
         self.resolved_workers()
         self.resolved_compile_slots()
 
@@ -361,8 +372,8 @@ class Run:
         self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         if gpus:  # the parent plans perf cases on fake tensors: their imports now, not under the first candidates
             threading.Thread(target=warm.prepare, daemon=True, name="kbx-fake-imports").start()
-        self.contract_judges = ContractJudges(config.judge_processes, self.cpus.work) \
-            if config.judge_processes else None
+        judges = config.resolved_judge_processes()
+        self.contract_judges = ContractJudges(judges, self.cpus.work) if judges else None
         self.kernel_cache = trusted_kernel_cache(self.plan) if gpus else None
         cache = self.kernel_cache
         references = [TrustedServer("cuda" if gpus else "cpu", (k % gpus) if gpus else None, self.cpus.work,
