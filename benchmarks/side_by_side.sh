@@ -47,6 +47,12 @@ mkdir -p /tmp/q; pids=(); k=0
 cat /proc/stat > /tmp/q/stat0  # CPU busy per run's cores, and GPU utilization each second, for the log
 nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 1000 > /tmp/q/gpu_util.txt 2>/dev/null &
 smi=$!
+# clocks, power and the driver's clock-event reasons every 200 ms, with the wall/monotonic pair that places the guard
+# timeline's events on them (benchmarks/gpu_clocks.py): do timings that differ between runs meet a lower clock?
+python3 -c "import datetime, time; print(datetime.datetime.now().strftime('%Y/%m/%d %H:%M:%S.%f'), time.perf_counter())" > /tmp/q/clock_anchor.txt
+fields=clocks_event_reasons.active; nvidia-smi --query-gpu=$fields --format=csv >/dev/null 2>&1 || fields=clocks_throttle_reasons.active
+nvidia-smi --query-gpu=timestamp,uuid,clocks.sm,clocks.mem,power.draw,temperature.gpu,$fields --format=csv,noheader,nounits -lms 200 > /tmp/q/gpu_clocks.csv 2>/dev/null &
+clocks=$!
 for set in ${RUNS:-0 1 2,3}; do  # one run per GPU set; 16 cores and WORKERS (default 15) per GPU
   n=$(echo $set | tr ',' '\n' | wc -l); first=${set%%,*}
   KBX_GUARD_LOG=/tmp/q/guard$k.jsonl KBX_USAGE_LOG=/tmp/q/usage$k.json CUDA_VISIBLE_DEVICES=$set taskset -c $((16*first))-$((16*(first+n)-1)) python3 -m kernelbenchx eval /tmp/solutions.jsonl --out /tmp/q/run$k --task-set all ${RESUME:---overwrite} \
@@ -57,7 +63,7 @@ start=$(date +%s)
 ( sleep "${EVAL_S:-450}"; for p in "${pids[@]}"; do kill -USR2 $p 2>/dev/null; done; sleep "${DRAIN_S:-100}"; for p in "${pids[@]}"; do kill -TERM $p 2>/dev/null; done ) >/dev/null 2>&1 &
 guard=$!
 for g in "${!pids[@]}"; do wait ${pids[$g]}; echo "run$g exit $? after $(( $(date +%s) - start )) s, $(wc -l < /tmp/q/run$g/results.jsonl) records" | tee -a "$OUT/log.txt"; done
-pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; kill $smi 2>/dev/null
+pkill -P $guard 2>/dev/null; kill $guard 2>/dev/null; kill $smi $clocks 2>/dev/null
 cat /proc/stat > /tmp/q/stat1
 RUNS="${RUNS:-0 1 2,3}" python3 - <<'PY' | tee -a "$OUT/log.txt"
 import json, os
@@ -82,4 +88,4 @@ for k, gpus in enumerate(os.environ["RUNS"].split()):
     print(f"run{k}: CPU busy {used:.0%} of cores {cores.start}-{cores.stop - 1}; GPU utilization (mean %) {gpu}; "
           f"CPU-s of the parent {spent.get('parent_cpu_s')}, of its children {spent.get('children_cpu_s')}")
 PY
-for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g $(cd /tmp/q && ls guard$g.jsonl usage$g.json 2>/dev/null); done
+for g in "${!pids[@]}"; do tail -4 /tmp/q/eval$g.txt >> "$OUT/log.txt"; grep -v "━" /tmp/q/eval$g.err | tail -5 >> "$OUT/log.txt"; tar czf "$OUT/q$g.tgz" -C /tmp/q run$g $(cd /tmp/q && ls guard$g.jsonl usage$g.json gpu_clocks.csv clock_anchor.txt 2>/dev/null); done

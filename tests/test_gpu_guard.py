@@ -20,8 +20,9 @@ def benchmark(name: str):
     """A script of benchmarks/ as a module (they are run as files, not imported from a package)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"kbx_benchmarks_{name}", ROOT / "benchmarks" / f"{name}.py")
     tool = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tool  # dataclasses look their module up there
     spec.loader.exec_module(tool)
     return tool
 
@@ -986,3 +987,24 @@ def test_the_profile_summary_counts_busy_stacks_once_per_function():
     assert (total, busy) == (14, 7)
     assert inclusive["run a.py"] == 7 and inclusive["judge j.py"] == 7 and inclusive["compare c.py"] == 5
     assert "Condition.wait threading.py" not in inclusive
+
+
+def test_gpu_clocks_places_samples_in_the_timing_windows_of_their_gpu(tmp_path):
+    """benchmarks/gpu_clocks.py: a sample counts for a task only inside its exclusive hold and on its GPU (by uuid);
+    the idle reason is not a reason."""
+    tool = benchmark("gpu_clocks")
+    (tmp_path / "run0").mkdir()
+    (tmp_path / "clock_anchor.txt").write_text("2026/11/30 01:00:00.000000 100.0\n")
+    rows = [("01:00:01.000", "GPU-aa", 1980, "0x0000000000000001"), ("01:00:01.500", "GPU-aa", 1755, "0x4"),
+            ("01:00:01.700", "GPU-bb", 900, "0x40"), ("01:00:03.000", "GPU-aa", 600, "0x4"), ("bad line", "", 0, "")]
+    (tmp_path / "gpu_clocks.csv").write_text("".join(
+        f"2026/11/30 {t}, {uuid}, {sm}, 3201, 500.5, 40, {mask}\n" if uuid else f"{t}\n" for t, uuid, sm, mask in rows))
+    guard = [[0, "exclusive", "perf guard", "A/x", 100.5, 100.9, 102.0], [0, "shared", "load", "A/x", 100, 100, 104]]
+    (tmp_path / "guard0.jsonl").write_text("".join(json.dumps(g) + "\n" for g in guard))
+    record = {"candidate": {"task_id": "A/x"},
+              "stages": {"perf": {"speedup_geomean": {"eager": 1.5}, "gpu": {"uuid": "aa"}}}}
+    (tmp_path / "run0" / "results.jsonl").write_text(json.dumps(record) + "\n")
+    met, speedups = tool.windows(tmp_path)
+    assert speedups == {"A/x": 1.5}
+    assert met["A/x"] == tool.Window(2, 1755.0, 1867.5, 500.5, ("sw_power_cap",))
+    assert tool.summary(met)["reasons_met"] == {"sw_power_cap": 1}
