@@ -8,12 +8,14 @@ that differ between runs of the same seed meet a lower clock or a power cap?
 
     python benchmarks/gpu_clocks.py RUN [RUN_B] [--moved 0.03]
 
-RUN: an unpacked q<k>.tgz (run<k>/results.jsonl, guard<k>.jsonl, gpu_clocks.csv, clock_anchor.txt).
+RUN: an unpacked q<k>.tgz (run<k>/results.jsonl, guard<k>.jsonl, gpu_clocks.csv, clock_anchor.txt), or a kept run
+of benchmarks/runs (results.jsonl.gz, guard.jsonl.gz, gpu_clocks.csv.gz, clock_anchor.txt).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 from dataclasses import dataclass
@@ -52,9 +54,15 @@ def reason_names(mask: int) -> tuple[str, ...]:
     return tuple(name for bit, name in REASONS.items() if mask & bit and name != "idle")
 
 
-def number(text: str) -> float:
+def text(run: Path, *patterns: str) -> str:
+    """The first file of `run` matching one of `patterns`, gunzipped if kept gzipped."""
+    path = next(p for pattern in patterns for p in sorted(run.glob(pattern)))
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+
+
+def number(value: str) -> float:
     try:
-        return float(text)
+        return float(value)
     except ValueError:  # "[N/A]"
         return float("nan")
 
@@ -64,7 +72,7 @@ def samples(run: Path) -> dict[str, list[Sample]]:
     local, perf = (run / "clock_anchor.txt").read_text().strip().rsplit(" ", 1)
     anchor = datetime.strptime(local, SMI_TIME)
     by_gpu: dict[str, list[Sample]] = {}
-    for line in (run / "gpu_clocks.csv").read_text().splitlines():
+    for line in text(run, "gpu_clocks.csv", "gpu_clocks.csv.gz").splitlines():
         fields = [f.strip() for f in line.split(",")]
         if len(fields) != 7:
             continue
@@ -76,14 +84,14 @@ def samples(run: Path) -> dict[str, list[Sample]]:
 
 
 def records(run: Path) -> dict[str, dict]:
-    path = next(run.glob("run*/results.jsonl"))
-    return {r["candidate"]["task_id"]: r for r in map(json.loads, path.read_text().splitlines())}
+    lines = text(run, "run*/results.jsonl", "results.jsonl.gz").splitlines()
+    return {r["candidate"]["task_id"]: r for r in map(json.loads, lines)}
 
 
 def timing_spans(run: Path) -> dict[str, list[tuple[float, float]]]:
     """Each task's exclusive holds (granted, released)."""
     spans: dict[str, list[tuple[float, float]]] = {}
-    for line in next(run.glob("guard*.jsonl")).read_text().splitlines():
+    for line in text(run, "guard*.jsonl", "guard.jsonl.gz").splitlines():
         _gpu, side, _doing, task, *times = json.loads(line)
         if side != "shared" and len(times) == 3:
             spans.setdefault(task, []).append((times[1], times[2]))
