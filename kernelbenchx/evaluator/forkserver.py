@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import BinaryIO
 
@@ -129,7 +130,7 @@ class ForkServer:
                 replies.put(message)
 
     def on_ready(self, info: dict) -> None:
-        self.info = info
+        self.info = {**info, "ready_at": time.perf_counter()}  # the run's clock (describe(), the usage log)
         if info.get("threads") != 1:
             self.stop(f"the zygote has {info.get('threads')} threads after its imports ({info.get('thread_names')})")
         elif self.plan.namespaces and not info.get("namespaces"):
@@ -241,7 +242,7 @@ class ForkServer:
 
     def describe(self) -> dict:
         return {"serving": self.serving, **({"why_not": self.why} if not self.serving else {}),
-                **{k: v for k, v in self.info.items() if k in ("imports_s", "prepare_s", "prepared")}}
+                **{k: v for k, v in self.info.items() if k in ("imports_s", "prepare_s", "prepared", "ready_at")}}
 
 
 def shared_part(env: dict[str, str]) -> dict[str, str]:

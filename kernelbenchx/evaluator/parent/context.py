@@ -210,16 +210,17 @@ def trusted_kernel_cache(plan: isolation.Plan) -> Path | None:
     return Path(tempfile.mkdtemp(prefix="kbx-kernels-"))
 
 
-def write_usage(path: Path, wall_s: float) -> None:
+def write_usage(path: Path, wall_s: float, startup: dict | None = None) -> None:
     """The run's CPU seconds, split into the parent's own (one process: its threads share one interpreter) and its
     children's (every process it waited for, and theirs: servers, zygotes with their forks, exec'd candidates,
-    Triton's compilers), after they all ended."""
+    Triton's compilers), after they all ended; and `startup`, when the run and its zygotes were ready on the
+    guard timeline's clock (perf_counter)."""
     def cpu(who: int) -> float:
         usage = resource.getrusage(who)
         return round(usage.ru_utime + usage.ru_stime, 1)
 
     path.write_text(json.dumps({"wall_s": round(wall_s, 1), "parent_cpu_s": cpu(resource.RUSAGE_SELF),
-                                "children_cpu_s": cpu(resource.RUSAGE_CHILDREN)}) + "\n")
+                                "children_cpu_s": cpu(resource.RUSAGE_CHILDREN), **(startup or {})}) + "\n")
 
 
 def usable_cores() -> int:
@@ -481,6 +482,9 @@ class Run:
         return self.contract_judges.judge if self.contract_judges is not None else in_parent
 
     def close(self) -> None:
+        # while the zygotes still serve; monotonic is perf_counter's clock on Linux (the guard timeline's)
+        startup = {"run_started_at": self.started,
+                   "zygotes": {str(key): forks.describe() for key, forks in self.forks.items()}}
         self.stop_prefetch()
         self.pool.close()
         if self.contract_judges is not None:
@@ -497,4 +501,4 @@ class Run:
         if self.kernel_cache is not None:
             shutil.rmtree(self.kernel_cache, ignore_errors=True)
         if os.environ.get("KBX_USAGE_LOG"):  # a benchmark's: where the run's CPU went
-            write_usage(Path(os.environ["KBX_USAGE_LOG"]), time.monotonic() - self.started)
+            write_usage(Path(os.environ["KBX_USAGE_LOG"]), time.monotonic() - self.started, startup)
