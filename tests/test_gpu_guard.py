@@ -1008,3 +1008,31 @@ def test_gpu_clocks_places_samples_in_the_timing_windows_of_their_gpu(tmp_path):
     assert speedups == {"A/x": 1.5}
     assert met["A/x"] == tool.Window(2, 1755.0, 1867.5, 500.5, ("sw_power_cap",))
     assert tool.summary(met)["reasons_met"] == {"sw_power_cap": 1}
+
+
+def test_startup_places_the_first_wave_and_the_first_timing_after_launch(tmp_path):
+    """benchmarks/startup.py: record times (UTC) and guard times (perf_counter) land on one clock through the
+    anchor; the first wave is the candidates started within WAVE_S of the first; a timing counts when granted."""
+    tool = benchmark("startup")
+    (tmp_path / "run0").mkdir()
+    (tmp_path / "clock_anchor.txt").write_text("2026/11/30 01:00:00.000000 1000.0\n")
+    usage = {"run_started_at": 1004.0, "zygotes": {"0": {"ready_at": 1012.5}}}
+    (tmp_path / "usage0.json").write_text(json.dumps(usage))
+
+    def record(start_s: float, elapsed: float, exec_s: float, open_s: float, gpu: int) -> dict:
+        end = f"2026-11-30T01:00:{start_s + elapsed:02.0f}+00:00"
+        return {"finished_at": end, "elapsed_s": elapsed, "stages": {
+            "compile": {"boot": {"exec_s": exec_s}, "device_open_s": open_s}, "perf": {"gpu": {"index": gpu}}}}
+
+    rows = [record(5, 30, 8, 6, 0), record(6, 30, 7, 4, 0), record(40, 10, 0.1, 1, 0)]
+    (tmp_path / "run0" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    guard = [[0, "shared", "reference (prefetch)", "A/x", 1013.0, 1013.0, 1014.0],
+             [0, "shared", "load", "A/x", 1019.0, 1019.5, 1020.0],
+             [0, "exclusive", "perf guard", "A/x", 1024.0, 1025.0, 1026.0]]
+    (tmp_path / "guard0.jsonl").write_text("".join(json.dumps(g) + "\n" for g in guard))
+    seen = tool.startup(tmp_path)
+    assert seen["run_started"] == 4.0 and seen["zygote_ready"] == {"0": 12.5}
+    wave = seen["first_wave"]["0"]
+    assert wave["candidates"] == 2 and wave["process_ready"] == {"first": 13.0, "median": 13.0, "last": 13.0}
+    assert wave["device_opened"] == {"first": 17.0, "median": 18.0, "last": 19.0}
+    assert seen["guard_first"] == {"0": {"reference": 13.0, "load": 19.0, "timing": 25.0}}
