@@ -30,13 +30,15 @@ from kernelbenchx.evaluator.parent.rundir import read_results
 
 def breakdown(run_dir: Path) -> dict:
     records = [r.to_json() for r in read_results(run_dir)]
-    totals = dict.fromkeys(("device_open", "process_start", "reference_wait", "correct_slot_wait", "correct_warm",
-                            "correct_warm_compiles", "case_work", "correctness_compiles", "guard_wait", "warm",
-                            "warm_compiles", "perf_build", "lane_wait", "lane_held", "compile_in_lane", "judge"), 0.0)
+    totals = dict.fromkeys(("device_open", "device_open_wait", "process_start", "reference_wait", "correct_slot_wait",
+                            "correct_warm", "correct_warm_compiles", "case_work", "correctness_compiles", "guard_wait",
+                            "warm", "warm_compiles", "perf_build", "lane_wait", "lane_held", "compile_in_lane",
+                            "judge"), 0.0)
     for record in records:
         stages = record["stages"]
         correct, perf = stages.get("correct", {}), stages.get("perf", {})
         totals["device_open"] += stages.get("compile", {}).get("device_open_s") or 0
+        totals["device_open_wait"] += stages.get("compile", {}).get("device_open_wait_s") or 0
         totals["process_start"] += stages.get("compile", {}).get("process_start_s") or 0
         totals["reference_wait"] += correct.get("reference_wait_s") or 0
         totals["correct_slot_wait"] += (correct.get("warm") or {}).get("slot_wait_s", 0)

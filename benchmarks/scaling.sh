@@ -6,6 +6,8 @@
 # SETS overrides the runs, one after another, as name:GPUS:SECONDS[:OPTION] (SECONDS: when the run is drained;
 # OPTION: one more `kbx eval` option for that run). An A/B on one host:
 #   (on the device) OUT=$OUT EVERY=2 SETS="base:0,1:140 judges:0,1:140:--judge-processes=4" bash benchmarks/scaling.sh
+# (run 74; contract judges are the default since). Next, device opens in turns (then benchmarks/startup.py on each):
+#   (on the device) OUT=$OUT EVERY=2 SETS="base:0,1:150 opens4:0,1:150:--device-opens=4" bash benchmarks/scaling.sh
 # The whole set on a 4-GPU host in two calls of at most 600 s (one H200 alone took 298 s, two 215 s: runs 68, 70):
 #   (on the device) OUT=$OUT EVERY=1 SETS="four:0,1,2,3:200 two:0,1:260" bash benchmarks/scaling.sh
 #   (on the device) OUT=$OUT EVERY=1 SETS="one:0:360" bash benchmarks/scaling.sh

@@ -98,6 +98,8 @@ def eval_(
     judge_processes: Annotated[int, typer.Option(help="worker processes that judge outputs against the tasks' "
                                                       "contracts (-1: automatic, one per 8 usable cores on GPUs, "
                                                       "none on the CPU; 0: the evaluating process itself)")] = -1,
+    device_opens: Annotated[int, typer.Option(help="candidate processes creating their CUDA context at once, "
+                                                   "in the order they started (0: no limit)")] = 0,
     seed: Annotated[Optional[int], typer.Option(help="fix the secret seed (reproduction only)")] = None,
     require_isolation: Annotated[bool, typer.Option(help="refuse to run without every OS isolation layer")] = False,
     ray: Annotated[Optional[str], typer.Option(help="spread over a Ray cluster: auto, an address, or local")] = None,
@@ -113,7 +115,8 @@ def eval_(
                        timeout_s=timeout, perf_timeout_s=perf_timeout, baselines=split(baselines), perf=perf,
                        warm_up=warm_up, compile_slots=compile_slots, compile_threads=compile_threads,
                        task_set=task_set, order=order, quiet_host=quiet_host, fork_server=fork_server,
-                       judge_processes=judge_processes, require_isolation=require_isolation, ray=ray)
+                       judge_processes=judge_processes, device_opens=device_opens,
+                       require_isolation=require_isolation, ray=ray)
     config.check()
     if image is not None:
         from kernelbenchx.image.run import Limits, eval_in_image

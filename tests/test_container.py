@@ -258,12 +258,14 @@ def test_eval_args_parse_back_to_the_config(tmp_path):
             params["task_set"], params["device"], params["baselines"]) == (11, 3, 50.0, False, True, "submitted",
                                                                            "cpu", "eager,compile")
     assert (params["compile_slots"], params["compile_threads"], params["order"], params["judge_processes"],
-            params["quiet_host"], params["fork_server"]) == (0, 4, "expected", -1, False, True)  # the defaults
+            params["quiet_host"], params["fork_server"], params["device_opens"]) == \
+        (0, 4, "expected", -1, False, True, 0)  # the defaults
     tuned = RunConfig(compile_slots=3, compile_threads=2, order="mixed", judge_processes=4, quiet_host=True,
-                      fork_server=False)
+                      fork_server=False, device_opens=2)
     params = command.make_context("eval", eval_args(tuned, Path("/work/in/s.jsonl"))).params
     assert (params["compile_slots"], params["compile_threads"], params["order"], params["judge_processes"],
-            params["quiet_host"], params["fork_server"]) == (3, 2, "mixed", 4, True, False)  # none lost inside
+            params["quiet_host"], params["fork_server"], params["device_opens"]) == \
+        (3, 2, "mixed", 4, True, False, 2)  # none lost inside
     with pytest.raises(Exception, match="--ray"):
         eval_args(RunConfig(ray="auto"), Path("/work/in/s.jsonl"))
 

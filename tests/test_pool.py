@@ -174,7 +174,7 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
 
     from kernelbenchx.errors import UsageError
     from kernelbenchx.evaluator.parent import context
-    from kernelbenchx.evaluator.parent.context import CompileSlots, RunConfig
+    from kernelbenchx.evaluator.parent.context import Slots, RunConfig
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
     assert RunConfig().resolved_compile_slots() == 4 and RunConfig(compile_threads=1).resolved_compile_slots() == 16
@@ -188,7 +188,7 @@ def test_compile_slots_let_the_first_candidates_compile_first_and_never_block_fo
             bad.check()
     RunConfig(compile_slots=8, compile_threads=0).check()
 
-    slots, order = CompileSlots(1), []
+    slots, order = Slots(1), []
     first_in, release = threading.Event(), threading.Event()
 
     def first() -> None:
@@ -240,3 +240,53 @@ def test_candidates_go_to_the_gpu_with_the_fewest_in_flight():
     assert firsts == {0, 1}
     with GpuSpread(0).take("cpu") as none:
         assert none is None
+
+
+def test_device_opens_take_turns_in_the_order_they_asked_and_the_wait_is_recorded():
+    """RunConfig.device_opens: with one turn, a second process's open waits for the first one's to end; its wait
+    is recorded apart from the open and given back to its clock. Without a limit nothing waits or is recorded."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    import pytest
+
+    from kernelbenchx.errors import UsageError
+    from kernelbenchx.evaluator import messages as m
+    from kernelbenchx.evaluator.parent.candidate import StageLog, open_device
+    from kernelbenchx.evaluator.parent.context import DEVICE_OPEN_WAIT_S, RunConfig, Slots
+
+    class Child:
+        def __init__(self, name: str, seconds: float, order: list) -> None:
+            self.name, self.seconds, self.order, self.extended = name, seconds, order, 0.0
+
+        def extend_clock(self, seconds: float) -> None:
+            self.extended += seconds
+
+        def call(self, request):
+            assert isinstance(request, m.OpenDevice)
+            self.order.append(("in", self.name))
+            time.sleep(self.seconds)
+            self.order.append(("out", self.name))
+            return m.DeviceOpened()
+
+    order: list = []
+    run = SimpleNamespace(device="cuda", device_opens=Slots(1, wait_s=DEVICE_OPEN_WAIT_S))
+    first, second = Child("first", 0.3, order), Child("second", 0.0, order)
+    logs = {name: StageLog() for name in ("first", "second")}
+    holder = threading.Thread(target=open_device, args=(first, run, logs["first"]))
+    holder.start()
+    while not order:
+        time.sleep(0.01)
+    open_device(second, run, logs["second"])
+    holder.join()
+    assert order == [("in", "first"), ("out", "first"), ("in", "second"), ("out", "second")]
+    assert logs["first"].compile["device_open_wait_s"] == 0.0 and logs["first"].compile["device_open_s"] >= 0.25
+    assert logs["second"].compile["device_open_wait_s"] >= 0.2 and second.extended >= 0.2
+    alone = StageLog()
+    open_device(Child("alone", 0.0, []), SimpleNamespace(device="cuda"), alone)
+    assert "device_open_wait_s" not in alone.compile and "device_open_s" in alone.compile
+    for wrong in (-1, 65):
+        with pytest.raises(UsageError):
+            RunConfig(device_opens=wrong).check()
+    RunConfig(device_opens=4).check()

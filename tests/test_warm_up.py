@@ -386,7 +386,7 @@ def test_the_correctness_warm_up_goes_before_the_expected_outputs_and_falls_back
     from types import SimpleNamespace
 
     from kernelbenchx.evaluator.parent import candidate
-    from kernelbenchx.evaluator.parent.context import CompileSlots
+    from kernelbenchx.evaluator.parent.context import Slots
 
     class Child(WarmChild):
         def extend_clock(self, seconds: float) -> None:
@@ -394,7 +394,7 @@ def test_the_correctness_warm_up_goes_before_the_expected_outputs_and_falls_back
 
     learned = []
     modules = SimpleNamespace(learn=lambda reported: learned.append(reported) or (len(reported), 0))
-    run = SimpleNamespace(config=SimpleNamespace(warm_up=True), on_cpu=False, compile_slots=CompileSlots(1),
+    run = SimpleNamespace(config=SimpleNamespace(warm_up=True), on_cpu=False, compile_slots=Slots(1),
                           stage2_seed=lambda task_id: 5, triton_modules=modules)
     task, log = get_task("Activation/gelu"), SimpleNamespace(correct={})
     child = Child(m.Warmed(3, 3, 2, 0.5, (), observation(), (("*fp32", "i32"),)))

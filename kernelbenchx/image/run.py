@@ -54,7 +54,8 @@ def eval_args(config: RunConfig, submission: Path) -> list[str]:
     args += ["--no-warm-up"] * (not config.warm_up)
     args += ["--require-isolation"] * config.require_isolation
     args += ["--compile-slots", str(config.compile_slots), "--compile-threads", str(config.compile_threads),
-             "--order", config.order, "--judge-processes", str(config.judge_processes)]
+             "--order", config.order, "--judge-processes", str(config.judge_processes),
+             "--device-opens", str(config.device_opens)]
     args += ["--quiet-host"] * config.quiet_host + ["--no-fork-server"] * (not config.fork_server)
     args += ["--device", config.device] * (config.device is not None) + ["--seed", str(config.seed)] * (
         config.seed is not None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
@@ -161,16 +162,28 @@ def start_fork_servers(run: Any, keys: list[int | None]) -> dict[int | None, For
     return servers
 
 
+def open_device(child: Child, run: Any, log: StageLog) -> m.DeviceOpened:
+    """The process's CUDA context and Triton driver, in its turn among the run's opens (RunConfig.device_opens;
+    its wait is not the candidate's time)."""
+    opens = getattr(run, "device_opens", None)
+    with opens.slot() if opens is not None else nullcontext(0.0) as waited:
+        child.extend_clock(waited)
+        clock = time.perf_counter()
+        opened = child.call(m.OpenDevice(run.device))
+    if not isinstance(opened, m.DeviceOpened):
+        raise Rejected(Reason.PROTOCOL, f"unexpected reply to open_device: {type(opened).__name__}")
+    log.compile["device_open_s"] = round(time.perf_counter() - clock, 3)
+    if opens is not None:
+        log.compile["device_open_wait_s"] = waited
+    return opened
+
+
 def load(child: Child, candidate: Candidate, task: Task, run: Any, log: StageLog,
          shared: Callable[[], ContextManager], threads: int = 0) -> None:
     """Open the device (CUDA context, Triton's driver: no kernel, no candidate code, so beside timings), then
     import the candidate under the GPU's shared guard: import-time code must not run on a GPU while another
     candidate is timed there. The process starts `threads` compile threads before it confines itself."""
-    clock = time.perf_counter()
-    opened = child.call(m.OpenDevice(run.device))
-    if not isinstance(opened, m.DeviceOpened):
-        raise Rejected(Reason.PROTOCOL, f"unexpected reply to open_device: {type(opened).__name__}")
-    log.compile["device_open_s"] = round(time.perf_counter() - clock, 3)
+    opened = open_device(child, run, log)
     log.compile["boot"] = boot_phases(opened, child.spawned_at)
     log.compile["process"] = "forked" if child.forked else "exec"
     with Lease(shared) as gpu:

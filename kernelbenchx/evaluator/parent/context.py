@@ -75,6 +75,10 @@ class RunConfig:
     fork_server: bool = True  # candidate processes forked from a zygote per GPU (forkserver.py), not exec'd
     judge_processes: int = -1  # worker processes judging outputs against contracts (-1: automatic,
     # resolved_judge_processes; 0: in the parent; parent/contract_judges.py)
+    device_opens: int = 0  # candidate processes creating their CUDA context at once, in the order they started (0:
+    # no limit). Runs 75-78: a first wave's opens seemed served one after another at ~0.25-0.3 s each, host-wide
+    # (per GPU all 20 ended within 1-4 s, GPU 1's after GPU 0's; GPU 1's first timing at 39-46 s after launch):
+    # a few at a time in start order would give the first candidates theirs first. Opt-in until a run measures it.
     isolation: bool = True  # OS isolation layers (off only to show what the in-process layer does alone)
     require_isolation: bool = False  # refuse to run unless every isolation layer is available
     static_checks: bool = True  # off only in tests that prove the runtime layer contains faults by itself
@@ -139,6 +143,8 @@ class RunConfig:
         if not 0 <= self.compile_threads <= MAX_COMPILE_THREADS:
             raise UsageError(f"compile threads must be 0 to {MAX_COMPILE_THREADS}, got {self.compile_threads}",
                              hint="0 compiles one kernel after another inside the candidate's calls")
+        if not 0 <= self.device_opens <= MAX_DEVICE_OPENS:
+            raise UsageError(f"device opens must be 0 (no limit) to {MAX_DEVICE_OPENS}, got {self.device_opens}")
         if not -1 <= self.judge_processes <= MAX_JUDGE_PROCESSES:
             raise UsageError(f"judge processes must be -1 (automatic) or 0 to {MAX_JUDGE_PROCESSES}, got "
                              f"{self.judge_processes}", hint="0 judges every output in the evaluating process itself")
@@ -251,25 +257,30 @@ def derive_seed(*parts: Any) -> int:
 
 MAX_COMPILE_THREADS = 32
 COMPILE_SLOT_WAIT_S = 30.0  # a candidate waits at most this for a compile slot, then compiles without one
+DEVICE_OPEN_WAIT_S = 60.0  # ... for its turn to open its device (RunConfig.device_opens), then opens without one
+MAX_DEVICE_OPENS = 64
 
 
-class CompileSlots:
-    """At most `count` candidates compile their correctness kernels at once. At a run's start every worker
-    compiled together (20 workers, 4 compile threads each, on 16 cores): the first candidate reached the timing
-    lane after 41 s and the lane stood idle until then (run 37). With slots the first candidates finish first
-    (16 s, runs 38) and the lane's own host work runs faster beside fewer compiles; the cost is candidates
-    queueing for slots mid-run, which can leave the lane waiting. A slot is a hint, not a lock: after
-    COMPILE_SLOT_WAIT_S a candidate compiles without one (a warm-up that hangs keeps its slot until the
-    candidate's timeout)."""
+class Slots:
+    """At most `count` candidates in one step at once, the waiting ones served in the order they came. A slot is
+    a hint, not a lock: after `wait_s` (COMPILE_SLOT_WAIT_S by default) a candidate goes on without one (a step
+    that hangs keeps its slot until the candidate's timeout).
 
-    def __init__(self, count: int) -> None:
+    Compile slots: at a run's start every worker compiled its correctness kernels together (20 workers, 4 compile
+    threads each, on 16 cores): the first candidate reached the timing lane after 41 s and the lane stood idle
+    until then (run 37). With slots the first candidates finish first (16 s, runs 38) and the lane's own host work
+    runs faster beside fewer compiles; the cost is candidates queueing for slots mid-run, which can leave the lane
+    waiting. Device opens (RunConfig.device_opens): see there."""
+
+    def __init__(self, count: int, wait_s: float | None = None) -> None:
         self.free = threading.Semaphore(max(1, count))
+        self.wait_s = wait_s
 
     @contextmanager
     def slot(self) -> Iterator[float]:
         """Yields the seconds waited for the slot."""
         started = time.perf_counter()
-        got = self.free.acquire(timeout=COMPILE_SLOT_WAIT_S)
+        got = self.free.acquire(timeout=COMPILE_SLOT_WAIT_S if self.wait_s is None else self.wait_s)
         try:
             yield round(time.perf_counter() - started, 3)
         finally:
@@ -352,7 +363,7 @@ class Run:
         if config.require_isolation and self.plan.missing:
             raise IsolationError("--require-isolation: " + "; ".join(f"{k}: {v}" for k, v in self.plan.missing.items()))
         self.nondumpable = config.isolation and isolation.make_nondumpable()
-        self.compile_slots = CompileSlots(config.resolved_compile_slots())
+        self.compile_slots = Slots(config.resolved_compile_slots())
         gpus = 0 if self.on_cpu else torch.cuda.device_count()
         pool = max(1, min(4 if gpus else 2, config.resolved_workers()))
         self.cpus = CpuPlan.for_host(gpus)
@@ -373,6 +384,8 @@ class Run:
         self.forks = start_fork_servers(self, keys) if config.fork_server else {}
         if gpus:  # the parent plans perf cases on fake tensors: their imports now, not under the first candidates
             threading.Thread(target=warm.prepare, daemon=True, name="kbx-fake-imports").start()
+        self.device_opens = Slots(config.device_opens, wait_s=DEVICE_OPEN_WAIT_S) \
+            if gpus and config.device_opens else None
         judges = config.resolved_judge_processes()
         self.contract_judges = ContractJudges(judges, self.cpus.work) if judges else None
         self.kernel_cache = trusted_kernel_cache(self.plan) if gpus else None
