@@ -53,7 +53,8 @@ def test_eval_of_a_missing_submission_exits_2(tmp_path):
 
 
 def test_report_prints_the_table_of_a_results_folder(tmp_path):
-    record = {"kbx_result": 2, "key": "k", "run_id": "r", "verdict": "correct", "reason": {"code": "passed", "message": ""},
+    record = {"kbx_result": 2, "key": "k", "run_id": "r", "verdict": "correct",
+              "reason": {"code": "passed", "message": ""},
               "candidate": {"task_id": "Reduce/sum", "source": "s:1", "code_sha256": None},
               "stages": {"compile": {"import": {"ok": True}}, "perf": {}}, "elapsed_s": 1.0,
               "finished_at": "2026-11-26T00:00:00+00:00", "environment": {}}

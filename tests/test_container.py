@@ -170,7 +170,8 @@ def test_arguments_of_the_entrypoint():
     assert entry.submission_arg(["--workers", "2", "--resume", "/work/s.jsonl", "--out=/work/o"]) == "/work/s.jsonl"
     assert entry.out_dir(["/work/s.jsonl", "--out=/work/o"]) == Path("/work/o")
     assert entry.out_dir(["/work/s.jsonl"]) == entry.DEFAULT_OUT
-    mountinfo = "36 35 98:0 /host /work rw,noatime master:1 - ext4 /dev/vda rw\n37 35 0:1 / /mnt\\040x rw - tmpfs t rw\n"
+    mountinfo = ("36 35 98:0 /host /work rw,noatime master:1 - ext4 /dev/vda rw\n"
+                 "37 35 0:1 / /mnt\\040x rw - tmpfs t rw\n")
     assert entry.mount_points_text(mountinfo) == [Path("/work"), Path("/mnt x")]
 
 
