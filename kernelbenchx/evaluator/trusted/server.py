@@ -43,8 +43,10 @@ def expected(req: m.ExpectedRequest) -> m.Expected:
 # A guarded turn gives the GPU's shared guard back and asks for it again this often, between two operations:
 # judges at perf size held it 10-40 s at a stretch, and the timings queued behind them (run 23, one GPU: the lane
 # stood idle 179 of 319 s waiting for judges). Most of that was a statistical battery on the CPU, which now runs
-# after the guarded turn (check, host_work.later; runs 24-25).
-YIELD_S = 0.25
+# after the guarded turn (check, host_work.later; runs 24-25). At 0.25 s a timing's wait for a judge was that
+# long (run 78: 63 waits, median 0.249 s, 17 s in all, the lane the run's bottleneck): now 0.1 s, a yield costs a
+# synchronize and one round trip to the parent.
+YIELD_S = 0.1
 
 
 @dataclass
