@@ -1,12 +1,13 @@
-"""Outputs judged against their task's contract in trusted CPU servers, off the parent's interpreter (opt-in:
-`kbx eval --judge-processes N`).
+"""Outputs judged against their task's contract in trusted CPU servers, off the parent's interpreter (on GPU runs
+by default, one per 8 usable cores; `kbx eval --judge-processes N` sets N, 0 judges in the parent).
 
 On two GPUs the parent is what a run waits for: 111 CPU-s in 117 s of run 71's two-GPU half set, one saturated
 interpreter, and a third of its busy samples judged correctness outputs (`Task.judge`: the stochastic batteries,
 `Contract.compare`; run 72, py-spy). Every candidate's cases are judged between its case requests, while its
 stage holds the GPU's shared guard, so a slow parent delays timings too. Here each judgement goes to one of N
 trusted servers (trusted/server.py, kbx code only, on the CPU), and the parent's thread waits for the reply without
-holding the GIL. The request crosses the channel as every message does (loaded with weights_only).
+holding the GIL. The request crosses the channel as every message does (loaded with weights_only). With 4 servers
+the same half set took 117 s instead of 131 s and the parent 75 CPU-s instead of 108 (run 74, one host).
 
 Where a judgement runs never decides it: a server that fails (it died twice, or its check raised) leaves that
 judgement to the parent, which then gives the verdict, or raises, exactly as it did before.
