@@ -926,3 +926,23 @@ def test_a_slow_candidate_with_a_short_first_call_is_timed_by_the_median_of_thre
     assert stats["count"] == 1 and stats["median_ms"] >= 50
     assert time_slow(candidate([0.2, 0.01, 0.01]), Call(), 0.2, None, slow_s=0.1) is None
     assert time_slow(candidate([0.01]), Call(), 0.2, None, slow_s=0.1) is None
+
+
+def test_a_perf_case_observation_keeps_every_calls_tampering_facts():
+    """perf_case.merge: the observations of a timing's calls become one, judged like a correctness call's; refusals,
+    thread attempts and timers or handlers left set in any call stay in it (refusals and attempts were dropped)."""
+    from kernelbenchx.evaluator.parent import observations
+    from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+    clean = m.Observation(1, {"empty": 1}, 3, 3, True)
+    odd = m.Observation(2, {}, 3, 3, True, thread_attempts=1, refused=("socket.__new__",), armed=("ITIMER_REAL",))
+    merged = perf_case.merge([clean, odd, clean])
+    assert (merged.launches, merged.calls, merged.thread_attempts) == (4, 3, 1)
+    assert merged.refused == ("socket.__new__",) and merged.armed == ("ITIMER_REAL",)
+    assert merged.ops == {"empty": 2}
+    for obs, reason in ((odd, Reason.SANDBOX_VIOLATION), (replace(odd, refused=(), thread_attempts=0),
+                                                         Reason.SANDBOX_VIOLATION),
+                        (replace(odd, refused=(), armed=()), Reason.THREADS)):
+        with pytest.raises(Rejected) as rejected:
+            observations.judge(perf_case.merge([clean, obs]), "perf case 0", empty_output=False)
+        assert rejected.value.reason == reason

@@ -47,6 +47,7 @@ class Harness:
         self.device, self.opened = "cpu", False
         self.launches = observe.LaunchCounter()
         self.snapshot: dict[str, int] = {}
+        self.handlers: dict[int, Any] = {}  # Python signal handlers before candidate code (observe.armed)
         self.perf_task = None
         self.last_snapshot: Any = None
         self.last_allocations: list[torch.Tensor] = []
@@ -89,6 +90,7 @@ class Harness:
             self.lease.install()
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
+        self.handlers = observe.signal_handlers()
         path = Path.cwd() / "candidate.py"
         path.write_text(req.code)
         isolation = self.confine(req.compile_threads)
@@ -233,7 +235,8 @@ class Harness:
         left = observe.left_running(before, self.filtered)
         obs = m.Observation(0, {}, len(before), len(before) + len(left),
                             report.hooks_intact and self.launches.installed(), observe.GUARDS.thread_attempts,
-                            tuple(observe.GUARDS.refused), calls=report.cases, new_threads=observe.thread_names(left))
+                            tuple(observe.GUARDS.refused), calls=report.cases, new_threads=observe.thread_names(left),
+                            armed=observe.armed(self.handlers))
         compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
         return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs,
                         report.launchers, report.phases)
@@ -309,7 +312,7 @@ class Harness:
         left = observe.left_running(before, self.filtered)
         return m.Observation(self.launches.count, dict(recorder.ops), len(before), len(before) + len(left), intact,
                              observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused),
-                             new_threads=observe.thread_names(left))
+                             new_threads=observe.thread_names(left), armed=observe.armed(self.handlers))
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""

@@ -9,12 +9,16 @@
   counter still wrapped Triton; anything else means candidate code reached the observation layer.
 - ``left_running``: the threads a call left behind that candidate code could have started (/proc/self/task,
   compared by id before and after; new threads are refused by seccomp as well).
+- ``armed``: interval timers and Python signal handlers a call left set: code that would run later, between
+  the harness's requests, where no guard holds the GPU for it (a SIGALRM handler could launch work during
+  another process's timing, or during this candidate's own baseline's).
 - ``install_audit_hook`` / ``block_imports``: in-process guards kept as a second layer below the OS one.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import threading
 from typing import Any, Callable
@@ -192,6 +196,37 @@ def seccomp_mode(tid: str) -> int | None:
     except (OSError, ValueError, IndexError):
         return None if not os.path.exists(f"/proc/self/task/{tid}") else -1
     return -1
+
+
+# bound when kbx is imported, before candidate code runs
+_getitimer, _getsignal, _valid_signals = signal.getitimer, signal.getsignal, signal.valid_signals
+TIMERS = (("ITIMER_REAL", signal.ITIMER_REAL), ("ITIMER_VIRTUAL", signal.ITIMER_VIRTUAL),
+          ("ITIMER_PROF", signal.ITIMER_PROF))
+UNCATCHABLE = frozenset({signal.SIGKILL, signal.SIGSTOP})
+
+
+def signal_handlers() -> dict[int, Any]:
+    """This process's Python signal handlers, taken before candidate code runs (armed() compares with them)."""
+    return {int(sig): _getsignal(sig) for sig in _valid_signals() if sig not in UNCATCHABLE}
+
+
+def armed(before: dict[int, Any]) -> tuple[str, ...]:
+    """What is set now that would run code later, outside any request: an armed interval timer, or a Python
+    signal handler that is not the one `before` had."""
+    found = [name for name, which in TIMERS if _getitimer(which) != (0.0, 0.0)]
+    for sig, handler in before.items():
+        now = _getsignal(sig)
+        if now is not handler:
+            where = getattr(now, "__module__", None) or type(now).__name__
+            found.append(f"a handler of {signal_name(sig)} ({where}.{getattr(now, '__qualname__', '?')})"[:200])
+    return tuple(found)
+
+
+def signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:  # real-time signals have no name
+        return f"signal {sig}"
 
 
 def thread_names(ids: frozenset[str]) -> tuple[str, ...]:

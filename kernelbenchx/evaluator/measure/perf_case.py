@@ -105,10 +105,14 @@ def merge(observations: list[m.Observation]) -> m.Observation:
     for o in observations:
         for k, v in o.ops.items():
             ops[k] = ops.get(k, 0) + v
+    def union(field: str) -> tuple:
+        return tuple(sorted({item for o in observations for item in getattr(o, field)}))
+
     return m.Observation(sum(o.launches for o in observations), ops, min(o.threads_before for o in observations),
                          max(o.threads_after for o in observations), all(o.observer_intact for o in observations),
-                         calls=sum(o.calls for o in observations),
-                         new_threads=tuple(sorted({n for o in observations for n in o.new_threads})))
+                         sum(o.thread_attempts for o in observations), union("refused"),
+                         calls=sum(o.calls for o in observations), new_threads=union("new_threads"),
+                         armed=union("armed"))
 
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,

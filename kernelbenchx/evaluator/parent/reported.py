@@ -101,4 +101,5 @@ def observation_problem(obs: Any) -> str | None:
     bad = [k for k, v in obs.ops.items() if not isinstance(k, str) or counts_problem({"n": v})]
     if bad:
         return f"ops: {str(bad[0])[:40]!r}"
-    return strings_problem("refused", obs.refused) or strings_problem("new_threads", obs.new_threads)
+    return (strings_problem("refused", obs.refused) or strings_problem("new_threads", obs.new_threads)
+            or strings_problem("armed", obs.armed))
