@@ -946,3 +946,35 @@ def test_a_perf_case_observation_keeps_every_calls_tampering_facts():
         with pytest.raises(Rejected) as rejected:
             observations.judge(perf_case.merge([clean, obs]), "perf case 0", empty_output=False)
         assert rejected.value.reason == reason
+
+
+def test_a_process_that_outlives_the_call_is_named_and_judged():
+    """observe.processes_left: a process started after the snapshot and still there (running, or a zombie nobody
+    reaped) is named; once reaped it is not. The parent rejects an observation that names one."""
+    import subprocess
+
+    from kernelbenchx.evaluator.child import observe
+    from kernelbenchx.evaluator.parent import observations
+    from kernelbenchx.evaluator.reasons import Reason, Rejected
+
+    before = observe.processes(False)
+    assert observe.processes_left(before, False) == ()
+    def soon(expected: tuple) -> tuple:
+        deadline = time.monotonic() + 10
+        while (left := observe.processes_left(before, False)) != expected:  # exec and exit take a moment
+            assert time.monotonic() < deadline, left
+            time.sleep(0.05)
+        return left
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    try:
+        left = soon((f"sleep ({sleeper.pid})",))
+        sleeper.kill()
+        soon((f"sleep ({sleeper.pid}) [Z]",))  # exited, not reaped: a zombie still counts
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert observe.processes_left(before, False) == ()
+    with pytest.raises(Rejected) as rejected:
+        observations.judge_tampering(m.Observation(1, {}, 1, 1, True, processes=left), "stage1 case x")
+    assert rejected.value.reason == Reason.SANDBOX_VIOLATION and "sleep" in rejected.value.message

@@ -124,6 +124,7 @@ class Observation:
     calls: int = 1  # calls this observation covers (perf stages merge every call of a case)
     new_threads: tuple = ()  # names (/proc comm) of threads present after the call and not before it
     armed: tuple = ()  # interval timers and Python signal handlers set after the call (observe.armed)
+    processes: tuple = ()  # processes alive after the call that were not before candidate code ran
 
 
 @message

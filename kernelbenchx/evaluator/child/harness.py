@@ -47,7 +47,11 @@ class Harness:
         self.device, self.opened = "cpu", False
         self.launches = observe.LaunchCounter()
         self.snapshot: dict[str, int] = {}
-        self.handlers: dict[int, Any] = {}  # Python signal handlers before candidate code (observe.armed)
+        # before candidate code: Python signal handlers, armed timers (observe.armed) and the processes there
+        # (observe.processes_left); None until a candidate is loaded
+        self.handlers: dict[int, Any] | None = None
+        self.timers: frozenset[str] = frozenset()
+        self.whole_namespace, self.processes = False, None
         self.perf_task = None
         self.last_snapshot: Any = None
         self.last_allocations: list[torch.Tensor] = []
@@ -90,7 +94,9 @@ class Harness:
             self.lease.install()
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
-        self.handlers = observe.signal_handlers()
+        self.handlers, self.timers = observe.signal_handlers(), observe.timers_armed()
+        self.whole_namespace = observe.own_pid_namespace()
+        self.processes = observe.processes(self.whole_namespace)
         path = Path.cwd() / "candidate.py"
         path.write_text(req.code)
         isolation = self.confine(req.compile_threads)
@@ -236,7 +242,7 @@ class Harness:
         obs = m.Observation(0, {}, len(before), len(before) + len(left),
                             report.hooks_intact and self.launches.installed(), observe.GUARDS.thread_attempts,
                             tuple(observe.GUARDS.refused), calls=report.cases, new_threads=observe.thread_names(left),
-                            armed=observe.armed(self.handlers))
+                            armed=self.armed(), processes=self.processes_left())
         compiled = self.lease.compiles - compiles if report.compiled is None else report.compiled
         return m.Warmed(report.cases, report.warmed, compiled, report.seconds, tuple(report.skipped), obs,
                         report.launchers, report.phases)
@@ -312,7 +318,14 @@ class Harness:
         left = observe.left_running(before, self.filtered)
         return m.Observation(self.launches.count, dict(recorder.ops), len(before), len(before) + len(left), intact,
                              observe.GUARDS.thread_attempts, tuple(observe.GUARDS.refused),
-                             new_threads=observe.thread_names(left), armed=observe.armed(self.handlers))
+                             new_threads=observe.thread_names(left), armed=self.armed(),
+                             processes=self.processes_left())
+
+    def armed(self) -> tuple[str, ...]:
+        return () if self.handlers is None else observe.armed(self.handlers, self.timers)
+
+    def processes_left(self) -> tuple[str, ...]:
+        return () if self.processes is None else observe.processes_left(self.processes, self.whole_namespace)
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""

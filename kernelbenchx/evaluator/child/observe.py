@@ -12,6 +12,8 @@
 - ``armed``: interval timers and Python signal handlers a call left set: code that would run later, between
   the harness's requests, where no guard holds the GPU for it (a SIGALRM handler could launch work during
   another process's timing, or during this candidate's own baseline's).
+- ``processes_left``: processes present after a call that were not there before candidate code ran (a process
+  outlives the call that started it and runs between requests as a signal handler would).
 - ``install_audit_hook`` / ``block_imports``: in-process guards kept as a second layer below the OS one.
 """
 
@@ -210,10 +212,14 @@ def signal_handlers() -> dict[int, Any]:
     return {int(sig): _getsignal(sig) for sig in _valid_signals() if sig not in UNCATCHABLE}
 
 
-def armed(before: dict[int, Any]) -> tuple[str, ...]:
-    """What is set now that would run code later, outside any request: an armed interval timer, or a Python
-    signal handler that is not the one `before` had."""
-    found = [name for name, which in TIMERS if _getitimer(which) != (0.0, 0.0)]
+def timers_armed() -> frozenset[str]:
+    return frozenset(name for name, which in TIMERS if _getitimer(which) != (0.0, 0.0))
+
+
+def armed(before: dict[int, Any], timers_before: frozenset[str]) -> tuple[str, ...]:
+    """What is set now that would run code later, outside any request: an interval timer not armed before, or a
+    Python signal handler that is not the one `before` had."""
+    found = sorted(timers_armed() - timers_before)
     for sig, handler in before.items():
         now = _getsignal(sig)
         if now is not handler:
@@ -227,6 +233,46 @@ def signal_name(sig: int) -> str:
         return signal.Signals(sig).name
     except ValueError:  # real-time signals have no name
         return f"signal {sig}"
+
+
+def own_pid_namespace() -> bool:
+    """Whether this process is in a PID namespace of its own whose /proc is mounted (the namespaces layer,
+    boot.enter_namespaces): then every process /proc lists is the candidate's."""
+    try:
+        with open("/proc/self/status") as status:
+            nspid = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
+        return len(nspid) > 1 and int(os.readlink("/proc/self")) == os.getpid()
+    except (OSError, ValueError):
+        return False
+
+
+def processes(whole_namespace: bool) -> frozenset[int]:
+    """Every process of this PID namespace (`whole_namespace`), or this process's children."""
+    if whole_namespace:
+        return frozenset(int(name) for name in os.listdir("/proc") if name.isdigit())
+    found: set[int] = set()
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{tid}/children") as children:
+                found |= {int(pid) for pid in children.read().split()}
+        except (OSError, ValueError):
+            pass
+    return frozenset(found)
+
+
+def processes_left(before: frozenset[int], whole_namespace: bool) -> tuple[str, ...]:
+    """The processes present now and not `before` (taken before candidate code ran), as "name (pid)" with the
+    state when it is not running or sleeping (a zombie nobody reaped counts: something started it)."""
+    left = []
+    for pid in sorted(processes(whole_namespace) - before - {os.getpid()}):
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                text = stat.read()
+            name, state = text[text.index("(") + 1:text.rindex(")")], text.rpartition(")")[2].split()[0]
+        except (OSError, ValueError, IndexError):
+            continue  # it ended between the listing and the read
+        left.append(f"{name} ({pid})" if state in ("R", "S") else f"{name} ({pid}) [{state}]")
+    return tuple(left)
 
 
 def thread_names(ids: frozenset[str]) -> tuple[str, ...]:

@@ -112,7 +112,7 @@ def merge(observations: list[m.Observation]) -> m.Observation:
                          max(o.threads_after for o in observations), all(o.observer_intact for o in observations),
                          sum(o.thread_attempts for o in observations), union("refused"),
                          calls=sum(o.calls for o in observations), new_threads=union("new_threads"),
-                         armed=union("armed"))
+                         armed=union("armed"), processes=union("processes"))
 
 
 def measure_case(req: m.TimeCase, task: Task, fn: Callable[..., Any], device: str,

@@ -1,10 +1,11 @@
 """Judging what the candidate process observed during a call. The table of what counts as compute lives here,
 in the parent: nothing the candidate can reach decides which of its operators are allowed.
 
-Order: the observation layer must have stayed in place; nothing refused by the in-process guard; no timer or
-signal handler left set; no thread started (counted at the attempt) or left running; at least one Triton launch (unless
-every output is empty); no PyTorch compute outside Triton (allocation, views, copies and metadata are not
-compute); at most HOST_READS_LIMIT scalar reads to the host (a host loop over `.item()` is host compute).
+Order: the observation layer must have stayed in place; nothing refused by the in-process guard; no timer,
+signal handler or process left behind; no thread started (counted at the attempt) or left running; at least one
+Triton launch (unless every output is empty); no PyTorch compute outside Triton (allocation, views, copies and
+metadata are not compute); at most HOST_READS_LIMIT scalar reads to the host (a host loop over `.item()` is host
+compute).
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ def judge_tampering(obs: Observation, where: str) -> None:
     if obs.armed:
         raise Rejected(Reason.SANDBOX_VIOLATION, f"{where}: the call left {', '.join(obs.armed[:5])} set: code "
                                                  "that would run later, between the harness's requests")
+    if obs.processes:
+        raise Rejected(Reason.SANDBOX_VIOLATION, f"{where}: the call left {len(obs.processes)} process(es) running "
+                                                 f"({', '.join(obs.processes[:5])}): code that runs beside the "
+                                                 "harness's requests")
     if obs.thread_attempts:
         raise Rejected(Reason.THREADS, f"{where}: the call tried to start {obs.thread_attempts} thread(s)")
     if obs.threads_after > obs.threads_before:

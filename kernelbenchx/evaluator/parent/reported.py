@@ -102,4 +102,4 @@ def observation_problem(obs: Any) -> str | None:
     if bad:
         return f"ops: {str(bad[0])[:40]!r}"
     return (strings_problem("refused", obs.refused) or strings_problem("new_threads", obs.new_threads)
-            or strings_problem("armed", obs.armed))
+            or strings_problem("armed", obs.armed) or strings_problem("processes", obs.processes))
