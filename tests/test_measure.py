@@ -957,11 +957,11 @@ def test_a_process_that_outlives_the_call_is_named_and_judged():
     from kernelbenchx.evaluator.parent import observations
     from kernelbenchx.evaluator.reasons import Reason, Rejected
 
-    before = observe.processes(False)
-    assert observe.processes_left(before, False) == ()
+    before = observe.processes()
+    assert observe.processes_left(before) == ()
     def soon(expected: tuple) -> tuple:
         deadline = time.monotonic() + 10
-        while (left := observe.processes_left(before, False)) != expected:  # exec and exit take a moment
+        while (left := observe.processes_left(before)) != expected:  # exec and exit take a moment
             assert time.monotonic() < deadline, left
             time.sleep(0.05)
         return left
@@ -974,7 +974,48 @@ def test_a_process_that_outlives_the_call_is_named_and_judged():
     finally:
         sleeper.kill()
         sleeper.wait()
-    assert observe.processes_left(before, False) == ()
+    assert observe.processes_left(before) == ()
     with pytest.raises(Rejected) as rejected:
         observations.judge_tampering(m.Observation(1, {}, 1, 1, True, processes=left), "stage1 case x")
     assert rejected.value.reason == Reason.SANDBOX_VIOLATION and "sleep" in rejected.value.message
+
+
+PROCESSES_CONFINED = r"""
+import json, os, subprocess, sys, time
+import landlock
+from kernelbenchx.evaluator.child import observe
+from kernelbenchx.evaluator.child.boot import become_subreaper
+
+become_subreaper()
+before = observe.processes()
+# a child that starts a grandchild and exits at once: the grandchild comes back to this subreaper
+subprocess.run([sys.executable, "-c", "import subprocess; subprocess.Popen(['sleep', '30'])"], check=True)
+time.sleep(0.5)
+orphaned = observe.processes_left(before)
+rules = landlock.Ruleset()
+for path in [f"/proc/{os.getpid()}", sys.prefix, sys.base_prefix] + [p for p in sys.path if os.path.isdir(p)]:
+    rules.allow(path, rules=landlock.FSAccess.READ_FILE | landlock.FSAccess.READ_DIR)
+rules.apply()
+confined = observe.processes_left(before)
+for pid in observe.processes() - before:
+    os.kill(pid, 9)
+print(json.dumps({"orphaned": orphaned, "confined": confined}))
+"""
+
+
+def test_an_orphaned_grandchild_comes_back_and_is_named_under_landlock():
+    """The harness is a subreaper: a process started by a candidate's short-lived child is its child again; with
+    Landlock in force (other processes' /proc files denied) it is still listed, by its pid."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("landlock")
+    done = subprocess.run([sys.executable, "-c", PROCESSES_CONFINED], capture_output=True, text=True, timeout=60)
+    if "landlock" in done.stderr.lower() and done.returncode:
+        pytest.skip(f"Landlock unavailable here: {done.stderr.strip()[-200:]}")
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert len(seen["orphaned"]) == 1 and seen["orphaned"][0].startswith("sleep (")
+    pid = seen["orphaned"][0].split("(")[1].split(")")[0]
+    assert seen["confined"] == [f"process ({pid})"]

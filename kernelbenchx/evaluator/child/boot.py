@@ -16,7 +16,7 @@ import signal
 # <linux/sched.h> and <sys/mount.h>
 CLONE_NEWNS, CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x00020000, 0x10000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x4000, 0x40000
-PR_SET_PDEATHSIG, PR_SET_DUMPABLE = 1, 4
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 
 
 def apply_limits() -> None:
@@ -99,6 +99,12 @@ def libc_call(name: str, *args: object) -> None:
     if getattr(libc, name)(*args) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"{name}: {os.strerror(err)}")
+
+
+def become_subreaper() -> None:
+    """Orphaned descendants are re-parented to this process, not to its namespace's init: a process that a
+    candidate's child started and left stays visible among this process's children (observe.processes_left)."""
+    libc_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 
 
 def enter_namespaces() -> None:

@@ -27,6 +27,7 @@ from kernelbenchx.dataset.views import copy_view, guard_intact, transfer
 from kernelbenchx.dataset.task import iter_tensors, map_tensors
 from kernelbenchx.evaluator import messages as m
 from kernelbenchx.evaluator.child import confine, observe, warm
+from kernelbenchx.evaluator.child.boot import become_subreaper
 from kernelbenchx.evaluator.child.compile_threads import ConfinedThreads
 from kernelbenchx.evaluator.child.gpu_lease import CompileLease
 from kernelbenchx.evaluator.measure import perf_case, protocol
@@ -51,7 +52,7 @@ class Harness:
         # (observe.processes_left); None until a candidate is loaded
         self.handlers: dict[int, Any] | None = None
         self.timers: frozenset[str] = frozenset()
-        self.whole_namespace, self.processes = False, None
+        self.processes: frozenset[int] | None = None
         self.perf_task = None
         self.last_snapshot: Any = None
         self.last_allocations: list[torch.Tensor] = []
@@ -95,8 +96,8 @@ class Harness:
             self.perf_task = perf_case.load_task(req.task_id)  # perf inputs come from the task's builders
         self.snapshot = observe.symbol_snapshot(self.trusted())
         self.handlers, self.timers = observe.signal_handlers(), observe.timers_armed()
-        self.whole_namespace = observe.own_pid_namespace()
-        self.processes = observe.processes(self.whole_namespace)
+        become_subreaper()  # what a candidate's child starts and leaves comes back as this process's child
+        self.processes = observe.processes()
         path = Path.cwd() / "candidate.py"
         path.write_text(req.code)
         isolation = self.confine(req.compile_threads)
@@ -325,7 +326,7 @@ class Harness:
         return () if self.handlers is None else observe.armed(self.handlers, self.timers)
 
     def processes_left(self) -> tuple[str, ...]:
-        return () if self.processes is None else observe.processes_left(self.processes, self.whole_namespace)
+        return () if self.processes is None else observe.processes_left(self.processes)
 
     def observe(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[m.Observation, Any]:
         """For perf_case: one observed call of `fn` (the entry, possibly wrapped) that must succeed."""

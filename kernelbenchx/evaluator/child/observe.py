@@ -235,21 +235,9 @@ def signal_name(sig: int) -> str:
         return f"signal {sig}"
 
 
-def own_pid_namespace() -> bool:
-    """Whether this process is in a PID namespace of its own whose /proc is mounted (the namespaces layer,
-    boot.enter_namespaces): then every process /proc lists is the candidate's."""
-    try:
-        with open("/proc/self/status") as status:
-            nspid = next((line.split()[1:] for line in status if line.startswith("NSpid:")), [])
-        return len(nspid) > 1 and int(os.readlink("/proc/self")) == os.getpid()
-    except (OSError, ValueError):
-        return False
-
-
-def processes(whole_namespace: bool) -> frozenset[int]:
-    """Every process of this PID namespace (`whole_namespace`), or this process's children."""
-    if whole_namespace:
-        return frozenset(int(name) for name in os.listdir("/proc") if name.isdigit())
+def processes() -> frozenset[int]:
+    """This process's children. The harness is their subreaper (boot.become_subreaper): a process started by a
+    candidate's child that outlives it comes back here as well."""
     found: set[int] = set()
     for tid in os.listdir("/proc/self/task"):
         try:
@@ -260,17 +248,21 @@ def processes(whole_namespace: bool) -> frozenset[int]:
     return frozenset(found)
 
 
-def processes_left(before: frozenset[int], whole_namespace: bool) -> tuple[str, ...]:
-    """The processes present now and not `before` (taken before candidate code ran), as "name (pid)" with the
-    state when it is not running or sleeping (a zombie nobody reaped counts: something started it)."""
+def processes_left(before: frozenset[int]) -> tuple[str, ...]:
+    """The children present now and not `before` (taken before candidate code ran), as "name (pid)" with the
+    state when it is not running or sleeping (a zombie nobody reaped counts: something started it). Landlock
+    keeps other processes' /proc files from this one: those are named by their pid alone."""
     left = []
-    for pid in sorted(processes(whole_namespace) - before - {os.getpid()}):
+    for pid in sorted(processes() - before):
         try:
             with open(f"/proc/{pid}/stat") as stat:
                 text = stat.read()
             name, state = text[text.index("(") + 1:text.rindex(")")], text.rpartition(")")[2].split()[0]
+        except FileNotFoundError:
+            continue  # it ended and was reaped between the listing and the read
         except (OSError, ValueError, IndexError):
-            continue  # it ended between the listing and the read
+            left.append(f"process ({pid})")
+            continue
         left.append(f"{name} ({pid})" if state in ("R", "S") else f"{name} ({pid}) [{state}]")
     return tuple(left)
 
