@@ -249,8 +249,8 @@ def processes() -> frozenset[int]:
 
 
 def processes_left(before: frozenset[int]) -> tuple[str, ...]:
-    """The children present now and not `before` (taken before candidate code ran), as "name (pid)" with the
-    state when it is not running or sleeping (a zombie nobody reaped counts: something started it). Landlock
+    """The children present now and not `before` (taken before candidate code ran), as "name (pid)" `with_state`
+    (a zombie nobody reaped counts: something started it). Landlock
     keeps other processes' /proc files from this one: those are named by their pid alone."""
     left = []
     for pid in sorted(processes() - before):
@@ -263,14 +263,19 @@ def processes_left(before: frozenset[int]) -> tuple[str, ...]:
         except (OSError, ValueError, IndexError):
             left.append(f"process ({pid})")
             continue
-        left.append(f"{name} ({pid})" if state in ("R", "S") else f"{name} ({pid}) [{state}]")
+        left.append(with_state(f"{name} ({pid})", state))
     return tuple(left)
 
 
+def with_state(name: str, state: str) -> str:
+    """`name`, with the scheduler's state when it is neither running nor plain sleep (R and S flip with every
+    wake-up): stuck in the kernel (D), stopped (T), a zombie (Z)."""
+    return name if state in ("R", "S") else f"{name} [{state}]"
+
+
 def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
-    """Names of threads `ids` (what created a thread left behind: a driver's helper, a pool), sorted; with the
-    scheduler's state when it is neither running nor plain sleep (R, S flip with every wake-up): a thread stuck
-    in the kernel (D), stopped (T) or a zombie (Z)."""
+    """Names of threads `ids` (what created a thread left behind: a driver's helper, a pool), sorted, each
+    `with_state`."""
     names = []
     for tid in ids:
         try:
@@ -278,7 +283,7 @@ def thread_names(ids: frozenset[str]) -> tuple[str, ...]:
                 name = comm.read().strip()
             with open(f"/proc/self/task/{tid}/stat") as stat:
                 state = stat.read().rpartition(")")[2].split()[0]
-            names.append(name if state in ("R", "S") else f"{name} [{state}]")
+            names.append(with_state(name, state))
         except (OSError, IndexError):
             names.append(f"thread {tid}")
     return tuple(sorted(names))

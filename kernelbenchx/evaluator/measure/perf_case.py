@@ -105,6 +105,7 @@ def merge(observations: list[m.Observation]) -> m.Observation:
     for o in observations:
         for k, v in o.ops.items():
             ops[k] = ops.get(k, 0) + v
+
     def union(field: str) -> tuple:
         return tuple(sorted({item for o in observations for item in getattr(o, field)}))
 
